@@ -1,0 +1,260 @@
+//! The FIFO's state behind its lock: per-key deltas, queue order, what is being processed,
+//! and the initial-population count.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use tracing::debug;
+
+use super::delta::{Delta, Deltas};
+use super::known::KnownObjects;
+use crate::tombstone::{DeletedFinalStateUnknown, DeletedObject};
+
+/// client-go `DeltaFIFO`'s fields, plus `in_flight`.
+///
+/// Invariant: a key is in `items` iff it is in `queue`, exactly once.
+pub(super) struct QueueState<K> {
+    items: HashMap<Arc<str>, Deltas<K>>,
+    queue: VecDeque<Arc<str>>,
+    /// Keys popped and being processed, with the state they will have once processed
+    /// (`None`: deleted). The FIFO treats them as known, since the consumer has not yet
+    /// written them to its store; see the module docs.
+    in_flight: HashMap<Arc<str>, Option<Arc<K>>>,
+    /// Set by the first replace, add, update or delete.
+    populated: bool,
+    /// Keys of the first replace not yet processed.
+    initial_population_count: usize,
+    /// Of `initial_population_count`, how many are popped and being processed.
+    initial_in_flight: usize,
+    synced: bool,
+    closed: bool,
+}
+
+/// What one pop took out of the queue.
+pub(super) struct Taken<K> {
+    pub(super) batch: Vec<Deltas<K>>,
+    pub(super) keys: Vec<Arc<str>>,
+    pub(super) counted: usize,
+    pub(super) is_in_initial_list: bool,
+}
+
+impl<K> QueueState<K> {
+    pub(super) fn new() -> Self {
+        Self {
+            items: HashMap::new(),
+            queue: VecDeque::new(),
+            in_flight: HashMap::new(),
+            populated: false,
+            initial_population_count: 0,
+            initial_in_flight: 0,
+            synced: false,
+            closed: false,
+        }
+    }
+
+    fn check_synced(&mut self) {
+        if self.populated && self.initial_population_count == 0 {
+            self.synced = true;
+        }
+    }
+
+    /// Marks the FIFO populated by an add, update or delete (client-go does this before
+    /// queueing).
+    pub(super) fn mark_populated(&mut self) {
+        self.populated = true;
+        self.check_synced();
+    }
+
+    /// Appends `delta` to `key`'s deltas, queueing the key if it was not (client-go
+    /// `queueActionLocked`).
+    pub(super) fn queue_action(&mut self, key: &str, delta: Delta<K>) {
+        if let Some(deltas) = self.items.get_mut(key) {
+            deltas.push(delta);
+            return;
+        }
+        // Reuse the key allocation of a key being processed.
+        let key: Arc<str> = match self.in_flight.get_key_value(key) {
+            Some((existing, _)) => Arc::clone(existing),
+            None => Arc::from(key),
+        };
+        self.queue.push_back(Arc::clone(&key));
+        self.items.insert(key, Deltas::one(delta));
+    }
+
+    /// Whether a delete for `key` is news: the key is queued, being processed into
+    /// existence, or known to the consumer (client-go `Delete`'s check, plus in-flight keys).
+    pub(super) fn delete_is_relevant(
+        &self,
+        key: &str,
+        known: Option<&dyn KnownObjects<K>>,
+    ) -> bool {
+        if self.items.contains_key(key) {
+            return true;
+        }
+        match self.in_flight.get(key) {
+            Some(state) => state.is_some(),
+            None => known.is_some_and(|known| known.get_by_key(key).is_some()),
+        }
+    }
+
+    /// Queues a relist (client-go `Replace` with `EmitDeltaTypeReplaced`): `Replaced` for
+    /// each listed object, then a tombstone for each key that is queued, being processed or
+    /// known, and absent from the list. `list` holds precomputed keys.
+    pub(super) fn replace(
+        &mut self,
+        list: Vec<(String, Arc<K>)>,
+        known: Option<&dyn KnownObjects<K>>,
+    ) {
+        let mut listed: HashSet<String> = HashSet::with_capacity(list.len());
+        for (key, obj) in list {
+            self.queue_action(&key, Delta::Replaced(obj));
+            listed.insert(key);
+        }
+
+        // Queued keys absent from the list: the tombstone carries the newest queued object.
+        let queued_gone: Vec<(Arc<str>, Arc<K>)> = self
+            .queue
+            .iter()
+            .filter(|key| !listed.contains(&***key))
+            .filter_map(|key| {
+                let newest = self.items.get(key)?.newest()?;
+                Some((Arc::clone(key), Arc::clone(newest.object())))
+            })
+            .collect();
+        for (key, obj) in queued_gone {
+            self.queue_tombstone(&key, obj);
+        }
+
+        // Keys being processed into existence: the consumer has not written them yet, so
+        // the known objects may not show them.
+        let mut in_flight_gone: Vec<(Arc<str>, Arc<K>)> = self
+            .in_flight
+            .iter()
+            .filter(|(key, _)| !listed.contains(&***key) && !self.items.contains_key(&***key))
+            .filter_map(|(key, state)| state.as_ref().map(|obj| (Arc::clone(key), Arc::clone(obj))))
+            .collect();
+        in_flight_gone.sort_by(|a, b| a.0.cmp(&b.0));
+        for (key, obj) in in_flight_gone {
+            self.queue_tombstone(&key, obj);
+        }
+
+        if let Some(known) = known {
+            let mut known_gone: Vec<String> = known
+                .list_keys()
+                .into_iter()
+                .filter(|key| {
+                    !listed.contains(key)
+                        && !self.items.contains_key(key.as_str())
+                        && !self.in_flight.contains_key(key.as_str())
+                })
+                .collect();
+            // Sorted so that tombstones come out in a stable order.
+            known_gone.sort_unstable();
+            for key in known_gone {
+                match known.get_by_key(&key) {
+                    Some(obj) => self.queue_tombstone(&key, obj),
+                    None => debug!(%key, "known key vanished during replace, no tombstone"),
+                }
+            }
+        }
+
+        if !self.populated {
+            self.populated = true;
+            // Everything queued now must be processed before the FIFO counts as synced.
+            // client-go counts listed keys plus tombstones, which is the same number when the
+            // queue was empty before; counting the queue also covers keys a resync queued.
+            self.initial_population_count = self.queue.len();
+            self.check_synced();
+        }
+    }
+
+    fn queue_tombstone(&mut self, key: &str, obj: Arc<K>) {
+        debug!(%key, "queueing tombstone for object missing from relist");
+        let tombstone = DeletedFinalStateUnknown { key: key.to_owned(), object: obj };
+        self.queue_action(key, Delta::Deleted(DeletedObject::DeletedFinalStateUnknown(tombstone)));
+    }
+
+    /// Queues `Sync` for every known key that is neither queued nor being processed
+    /// (client-go `Resync`/`syncKeyLocked`).
+    pub(super) fn resync(&mut self, known: &dyn KnownObjects<K>) {
+        for key in known.list_keys() {
+            if self.items.contains_key(key.as_str()) || self.in_flight.contains_key(key.as_str()) {
+                continue;
+            }
+            match known.get_by_key(&key) {
+                Some(obj) => self.queue_action(&key, Delta::Sync(obj)),
+                None => debug!(%key, "known key vanished during resync"),
+            }
+        }
+    }
+
+    /// Re-queues `deltas` under `key` unless the key is queued already (client-go
+    /// `AddIfNotPresent`).
+    pub(super) fn add_if_not_present(&mut self, key: &str, deltas: Deltas<K>) -> bool {
+        if deltas.is_empty() || self.items.contains_key(key) {
+            return false;
+        }
+        let key: Arc<str> = Arc::from(key);
+        self.queue.push_back(Arc::clone(&key));
+        self.items.insert(key, deltas);
+        true
+    }
+
+    /// Takes up to `max` keys from the front of the queue and marks them in flight. While
+    /// the initial list is not fully taken, a batch stops at its end, so that
+    /// `is_in_initial_list` is exact for the whole batch.
+    pub(super) fn take(&mut self, max: usize) -> Option<Taken<K>> {
+        if self.queue.is_empty() {
+            return None;
+        }
+        let is_in_initial_list = !self.synced;
+        let initial_left = self.initial_population_count - self.initial_in_flight;
+        let limit = if initial_left > 0 { max.min(initial_left) } else { max };
+        let mut batch = Vec::with_capacity(limit.min(self.queue.len()));
+        let mut keys = Vec::with_capacity(batch.capacity());
+        while batch.len() < limit {
+            let Some(key) = self.queue.pop_front() else { break };
+            let Some(deltas) = self.items.remove(&key) else { continue };
+            self.in_flight.insert(Arc::clone(&key), deltas.final_state().cloned());
+            keys.push(key);
+            batch.push(deltas);
+        }
+        let counted = batch.len().min(initial_left);
+        self.initial_in_flight += counted;
+        Some(Taken { batch, keys, counted, is_in_initial_list })
+    }
+
+    /// Called once the deltas taken for `keys` are processed.
+    pub(super) fn finish(&mut self, keys: &[Arc<str>], counted: usize) {
+        for key in keys {
+            self.in_flight.remove(key);
+        }
+        self.initial_in_flight -= counted;
+        self.initial_population_count -= counted;
+        self.check_synced();
+    }
+
+    pub(super) fn close(&mut self) {
+        self.closed = true;
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    pub(super) fn has_synced(&self) -> bool {
+        self.synced
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub(super) fn list_keys(&self) -> Vec<String> {
+        self.queue.iter().map(|key| key.to_string()).collect()
+    }
+
+    pub(super) fn get(&self, key: &str) -> Option<Deltas<K>> {
+        self.items.get(key).cloned()
+    }
+}

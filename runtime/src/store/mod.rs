@@ -1,0 +1,29 @@
+//! The thread-safe indexed store (client-go `tools/cache` `Indexer` / `ThreadSafeStore`)
+//! and its key functions.
+//!
+//! - [`Indexer`]: `Arc<K>` objects keyed `namespace/name` (or `name`), with named indices
+//!   kept exact on every write, readable concurrently, with atomic
+//!   [`transaction`](Indexer::transaction)s.
+//! - Key functions: [`meta_namespace_key_func`],
+//!   [`deletion_handling_meta_namespace_key_func`], [`split_meta_namespace_key`].
+//! - Index functions: [`IndexFunc`], [`Indexers`], [`NAMESPACE_INDEX`] /
+//!   [`meta_namespace_index_func`].
+//!
+//! Keys are stored once, as `Arc<str>`, and shared by the item map and every index bucket.
+
+mod error;
+mod index;
+mod indexer;
+mod key;
+mod state;
+mod view;
+
+pub use error::{KeyError, Result, StoreError};
+pub use index::{
+    IndexFunc, Indexers, NAMESPACE_INDEX, index_func, meta_namespace_index_func, namespace_indexers,
+};
+pub use indexer::Indexer;
+pub use key::{
+    deletion_handling_meta_namespace_key_func, meta_namespace_key_func, split_meta_namespace_key,
+};
+pub use view::{IndexerTxn, IndexerView};

@@ -1,0 +1,1 @@
+//! An in-memory Kubernetes API server over real HTTP.
