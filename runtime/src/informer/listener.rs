@@ -1,0 +1,221 @@
+//! One handler's listener: its buffer, the thread that calls the handler, and the
+//! [`ListenerHandle`] that observes it (client-go's `processorListener`).
+
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tracing::{debug, error};
+
+use super::buffer::NotificationBuffer;
+use super::handler::ResourceEventHandler;
+use super::notification::Notification;
+
+/// The name of every listener thread.
+pub const LISTENER_THREAD_NAME: &str = "kube-informers-listener";
+
+/// Identifies a listener; unique within the process, so a handle from one processor never
+/// matches a listener of another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ListenerId(u64);
+
+impl ListenerId {
+    fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl fmt::Display for ListenerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+struct Shared<K> {
+    id: ListenerId,
+    resync_period: Duration,
+    buffer: NotificationBuffer<K>,
+    /// Latched once the handler has synced (client-go's `SingleFileTracker`).
+    synced: AtomicBool,
+    /// Set to true when the listener thread has dropped its handler and is about to exit.
+    finished: watch::Sender<bool>,
+}
+
+/// A handler's registration with a [`SharedProcessor`](super::SharedProcessor): reports how
+/// far behind the handler is and whether it has received its initial list.
+///
+/// Cloning is cheap; every clone observes the same listener.
+///
+/// # Sync contract
+///
+/// [`has_synced(upstream_synced)`](Self::has_synced) is true once `upstream_synced` is true
+/// (the informer's cache holds its initial list, and every initial-list add has been
+/// queued) and the handler has finished every [`Notification::Add`] with
+/// `is_in_initial_list == true` queued for it. Once true it stays true. An initial-list add
+/// whose handler panicked counts as finished; one dropped because the listener was removed
+/// does not, so a removed handler that missed part of its initial list never reports synced.
+pub struct ListenerHandle<K> {
+    shared: Arc<Shared<K>>,
+}
+
+impl<K> Clone for ListenerHandle<K> {
+    fn clone(&self) -> Self {
+        Self { shared: Arc::clone(&self.shared) }
+    }
+}
+
+impl<K> PartialEq for ListenerHandle<K> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl<K> Eq for ListenerHandle<K> {}
+
+impl<K> fmt::Debug for ListenerHandle<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ListenerHandle")
+            .field("id", &self.shared.id)
+            .field("resync_period", &self.shared.resync_period)
+            .field("pending", &self.pending())
+            .field("removed", &self.is_removed())
+            .finish()
+    }
+}
+
+impl<K> ListenerHandle<K>
+where
+    K: Send + Sync + 'static,
+{
+    /// Starts a listener thread that feeds `handler` from a new buffer. The join handle is
+    /// for a caller that must wait for the thread without a runtime; dropping it detaches.
+    pub(crate) fn spawn(
+        handler: Arc<dyn ResourceEventHandler<K>>,
+        resync_period: Duration,
+    ) -> std::io::Result<(Self, thread::JoinHandle<()>)> {
+        let shared = Arc::new(Shared {
+            id: ListenerId::next(),
+            resync_period,
+            buffer: NotificationBuffer::new(),
+            synced: AtomicBool::new(false),
+            finished: watch::Sender::new(false),
+        });
+        let thread_shared = Arc::clone(&shared);
+        let thread =
+            thread::Builder::new().name(LISTENER_THREAD_NAME.to_owned()).spawn(move || {
+                // Declared first, dropped last: `finished` flips only after `run` has dropped
+                // the handler, even if `run` unwinds.
+                let _finished = SignalFinished(&thread_shared);
+                run(&thread_shared, handler);
+            })?;
+        debug!(listener = %shared.id, "listener started");
+        Ok((Self { shared }, thread))
+    }
+
+    /// Queues `notification` for this listener alone; returns false if the listener has been
+    /// removed. Used to hand a handler that joins a running informer the cache's content.
+    /// Never blocks.
+    pub fn add(&self, notification: Notification<K>) -> bool {
+        self.shared.buffer.push(notification)
+    }
+}
+
+impl<K> ListenerHandle<K> {
+    /// This listener's id.
+    pub fn id(&self) -> ListenerId {
+        self.shared.id
+    }
+
+    /// The resync period this listener was registered with (zero: never).
+    pub fn resync_period(&self) -> Duration {
+        self.shared.resync_period
+    }
+
+    /// Notifications queued for the handler and not yet handled, including the one it is
+    /// handling now. Drops to zero when the listener is removed (its queue is discarded).
+    pub fn pending(&self) -> usize {
+        self.shared.buffer.pending()
+    }
+
+    /// Initial-list adds queued for the handler and not yet handled (see the
+    /// [sync contract](Self#sync-contract)).
+    pub fn initial_list_pending(&self) -> usize {
+        self.shared.buffer.initial_list_pending()
+    }
+
+    /// Whether the handler has synced, given whether its source (the informer) has: see the
+    /// [sync contract](Self#sync-contract).
+    pub fn has_synced(&self, upstream_synced: bool) -> bool {
+        if self.shared.synced.load(Ordering::Acquire) {
+            return true;
+        }
+        let synced = upstream_synced && self.initial_list_pending() == 0;
+        if synced {
+            self.shared.synced.store(true, Ordering::Release);
+        }
+        synced
+    }
+
+    /// Whether the listener was removed or its processor shut down: it accepts no more
+    /// notifications. Its thread may still be finishing the current one; see
+    /// [`Self::finished`].
+    pub fn is_removed(&self) -> bool {
+        self.shared.buffer.is_closed()
+    }
+
+    /// Whether the listener's thread has ended and dropped its handler.
+    pub fn has_finished(&self) -> bool {
+        *self.shared.finished.borrow()
+    }
+
+    /// Resolves once the listener has been removed and its thread has ended, having dropped
+    /// the handler (client-go's `ShutdownChan`). Never resolves while the listener is
+    /// registered; never call it from the handler itself.
+    pub async fn finished(&self) {
+        let mut finished = self.shared.finished.subscribe();
+        // The sender lives in `self.shared`, so the channel cannot close under us.
+        let _ = finished.wait_for(|done| *done).await;
+    }
+
+    /// Stops the listener after the notification its handler is handling, dropping the
+    /// queued ones. Returns false if it was already stopped.
+    pub(crate) fn stop(&self) -> bool {
+        let stopped = self.shared.buffer.close();
+        if stopped {
+            debug!(listener = %self.shared.id, "listener stopping");
+        }
+        stopped
+    }
+}
+
+struct SignalFinished<'a, K>(&'a Shared<K>);
+
+impl<K> Drop for SignalFinished<'_, K> {
+    fn drop(&mut self) {
+        self.0.finished.send_replace(true);
+        debug!(listener = %self.0.id, "listener finished");
+    }
+}
+
+/// The listener thread: hands each queued notification to the handler, in order, until the
+/// buffer is closed. Takes the handler by value so it is dropped before this returns.
+fn run<K: Send + Sync + 'static>(shared: &Shared<K>, handler: Arc<dyn ResourceEventHandler<K>>) {
+    while let Some(notification) = shared.buffer.next() {
+        // Handlers are user code: a panic skips this notification, not the listener.
+        let outcome = catch_unwind(AssertUnwindSafe(|| notification.dispatch_to(&*handler)));
+        shared.buffer.handled(&notification);
+        if outcome.is_err() {
+            // The panic payload may quote the object; log only what kind of call it was.
+            error!(
+                listener = %shared.id,
+                notification = notification.kind(),
+                "resource event handler panicked; notification skipped"
+            );
+        }
+    }
+}

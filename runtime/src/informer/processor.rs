@@ -1,0 +1,245 @@
+//! [`SharedProcessor`]: fans notifications out to one listener per handler (client-go's
+//! `sharedProcessor`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::RwLock;
+use tokio::time::Instant;
+
+use super::handler::ResourceEventHandler;
+use super::listener::{ListenerHandle, ListenerId};
+use super::notification::Notification;
+use super::resync::ResyncSchedule;
+
+/// Why a listener could not be added.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessorError {
+    /// The processor has been shut down and takes no new listeners.
+    #[error("the shared processor has been shut down")]
+    ShutDown,
+    /// The operating system refused to start the listener's thread.
+    #[error("failed to start a listener thread")]
+    SpawnListener(#[source] std::io::Error),
+}
+
+/// The result of processor operations.
+pub(crate) type Result<T, E = ProcessorError> = std::result::Result<T, E>;
+
+/// Delivers an informer's notifications to its handlers, each through its own listener.
+///
+/// Every listener has its own unbounded buffer and its own OS thread (named
+/// [`LISTENER_THREAD_NAME`](super::LISTENER_THREAD_NAME)) that calls the handler, one
+/// notification at a time, in the order they were distributed. Handlers are synchronous
+/// callbacks, as in client-go: a handler that blocks its thread delays only its own
+/// notifications, never another handler nor the caller of [`distribute`](Self::distribute),
+/// whatever tokio runtime that caller uses. A handler that panics has that notification
+/// skipped and the panic logged; its listener carries on.
+///
+/// The buffers are unbounded, as in client-go: a handler that stalls for good makes its
+/// buffer, and the memory it keeps alive, grow without limit. Watch
+/// [`ListenerHandle::pending`].
+///
+/// Cloning is cheap; every clone drives the same listeners.
+///
+/// ```
+/// use std::sync::{Arc, mpsc};
+/// use std::time::Duration;
+/// use kube_informers_runtime::{Notification, ResourceEventHandlerFuncs, SharedProcessor};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let processor = SharedProcessor::new();
+/// let (tx, rx) = mpsc::channel();
+/// let tx = std::sync::Mutex::new(tx);
+/// let handler = ResourceEventHandlerFuncs::new().on_add(move |n: &Arc<u32>, _| {
+///     tx.lock().unwrap().send(**n).unwrap();
+/// });
+/// let registration = processor.add_listener(Arc::new(handler), Duration::ZERO)?;
+///
+/// processor.distribute(Notification::Add { object: Arc::new(7), is_in_initial_list: true }, false);
+/// assert_eq!(rx.recv()?, 7);
+///
+/// processor.shutdown().await; // every listener thread has ended
+/// assert!(registration.has_finished());
+/// # Ok(())
+/// # }
+/// ```
+pub struct SharedProcessor<K> {
+    state: Arc<RwLock<State<K>>>,
+}
+
+struct State<K> {
+    /// Registered listeners, oldest first.
+    listeners: BTreeMap<ListenerId, Registered<K>>,
+    /// Every listener whose thread may still be running, including removed ones, so that
+    /// shutdown can wait for all of them.
+    threads: Vec<ListenerHandle<K>>,
+    shut_down: bool,
+}
+
+struct Registered<K> {
+    handle: ListenerHandle<K>,
+    resync: ResyncSchedule,
+}
+
+impl<K> Clone for SharedProcessor<K> {
+    fn clone(&self) -> Self {
+        Self { state: Arc::clone(&self.state) }
+    }
+}
+
+impl<K> Default for SharedProcessor<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> fmt::Debug for SharedProcessor<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.state.read();
+        f.debug_struct("SharedProcessor")
+            .field("listeners", &state.listeners.len())
+            .field("shut_down", &state.shut_down)
+            .finish()
+    }
+}
+
+impl<K> SharedProcessor<K> {
+    /// A processor without listeners.
+    pub fn new() -> Self {
+        Self {
+            state: Arc::new(RwLock::new(State {
+                listeners: BTreeMap::new(),
+                threads: Vec::new(),
+                shut_down: false,
+            })),
+        }
+    }
+
+    /// The number of registered listeners.
+    pub fn listeners_len(&self) -> usize {
+        self.state.read().listeners.len()
+    }
+
+    /// Whether [`shutdown`](Self::shutdown) has been called.
+    pub fn is_shut_down(&self) -> bool {
+        self.state.read().shut_down
+    }
+}
+
+impl<K> SharedProcessor<K>
+where
+    K: Send + Sync + 'static,
+{
+    /// Registers `handler` behind a new listener whose thread starts at once, so it works
+    /// at any time, before or while notifications flow.
+    ///
+    /// `resync_period` is how often the handler wants sync notifications (zero: never);
+    /// see [`should_resync`](Self::should_resync). The listener receives only notifications
+    /// distributed after this returns, plus whatever is queued through the returned
+    /// handle's [`add`](ListenerHandle::add).
+    ///
+    /// Fails with [`ProcessorError::ShutDown`] after [`shutdown`](Self::shutdown).
+    pub fn add_listener(
+        &self,
+        handler: Arc<dyn ResourceEventHandler<K>>,
+        resync_period: Duration,
+    ) -> Result<ListenerHandle<K>> {
+        if self.is_shut_down() {
+            return Err(ProcessorError::ShutDown);
+        }
+        // Started outside the lock, so distribution never waits for a thread to spawn.
+        let (handle, thread) =
+            ListenerHandle::spawn(handler, resync_period).map_err(ProcessorError::SpawnListener)?;
+        let mut state = self.state.write();
+        if state.shut_down {
+            // Shut down meanwhile: this thread is not among those shutdown waits for, so end
+            // it here. With nothing queued it exits at once, without calling the handler.
+            drop(state);
+            handle.stop();
+            let _ = thread.join();
+            return Err(ProcessorError::ShutDown);
+        }
+        state.threads.retain(|thread| !thread.has_finished());
+        state.threads.push(handle.clone());
+        let resync = ResyncSchedule::new(resync_period, Instant::now());
+        state.listeners.insert(handle.id(), Registered { handle: handle.clone(), resync });
+        Ok(handle)
+    }
+
+    /// Unregisters a listener: its thread ends after the notification it is handling, and
+    /// the notifications queued for it are dropped. Returns false if `handle` is not
+    /// registered here (already removed, or from another processor).
+    ///
+    /// This does not wait; await [`ListenerHandle::finished`] for that.
+    pub fn remove_listener(&self, handle: &ListenerHandle<K>) -> bool {
+        let mut state = self.state.write();
+        match state.listeners.get(&handle.id()) {
+            Some(registered) if registered.handle == *handle => {
+                state.listeners.remove(&handle.id());
+                handle.stop();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Queues `notification` for listeners without waiting for any handler.
+    ///
+    /// A non-sync notification goes to every listener. A sync notification (a periodic
+    /// resync, or a relist entry whose resourceVersion did not change) goes only to the
+    /// listeners the last [`should_resync`](Self::should_resync) found due.
+    pub fn distribute(&self, notification: Notification<K>, is_sync: bool) {
+        let state = self.state.read();
+        for registered in state.listeners.values() {
+            if !is_sync || registered.resync.is_syncing() {
+                registered.handle.add(notification.clone());
+            }
+        }
+    }
+
+    /// Recomputes which listeners are due for a resync, now, by their resync periods
+    /// (zero: never), and schedules each due listener's next resync one period later.
+    /// Returns whether any listener is due: the reflector then queues a resync, whose sync
+    /// notifications reach only the due listeners.
+    ///
+    /// The clock is [`tokio::time::Instant`], so paused test time applies.
+    pub fn should_resync(&self) -> bool {
+        let now = Instant::now();
+        let mut state = self.state.write();
+        let mut any_due = false;
+        // Every listener is checked, not just until the first due one: the check also takes
+        // the others out of the syncing set.
+        for registered in state.listeners.values_mut() {
+            any_due |= registered.resync.check(now);
+        }
+        any_due
+    }
+
+    /// Stops every listener and refuses new ones. Each listener's thread ends after the
+    /// notification it is handling; queued notifications are dropped.
+    ///
+    /// Stopping happens when this is called; the returned future resolves once every
+    /// listener thread this processor ever started, including those removed earlier, has
+    /// ended and dropped its handler. A handler that never returns keeps it pending, and
+    /// awaiting it from a handler deadlocks.
+    pub fn shutdown(&self) -> impl Future<Output = ()> + Send + 'static {
+        let threads = {
+            let mut state = self.state.write();
+            state.shut_down = true;
+            for (_, registered) in std::mem::take(&mut state.listeners) {
+                registered.handle.stop();
+            }
+            std::mem::take(&mut state.threads)
+        };
+        async move {
+            for thread in threads {
+                thread.finished().await;
+            }
+        }
+    }
+}
