@@ -1,0 +1,177 @@
+//! The list stage: client-go's `Reflector.list` with its pager (`tools/pager`).
+
+use std::sync::Arc;
+
+use kube::{Resource, api::ListParams, core::ObjectList};
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    Phase, Reflector, ReflectorError, StoreOperation,
+    error::{Disposition, classify},
+    run::{Flow, RunState},
+};
+
+/// The items of a (possibly paginated) list and the list's resource version.
+struct Listed<K> {
+    items: Vec<Arc<K>>,
+    resource_version: String,
+    /// More than one page was needed.
+    paginated: bool,
+}
+
+impl<K> Reflector<K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+{
+    /// Lists everything and replaces the store's content with it. On success the last
+    /// synced resource version is the list's; on failure the error has been reported and
+    /// the returned [`Flow`] says what to do next.
+    #[tracing::instrument(name = "list", skip_all, fields(reflector = %self.config.name))]
+    pub(super) async fn list(
+        &self,
+        state: &mut RunState,
+        cancel: &CancellationToken,
+    ) -> Result<(), Flow> {
+        let resource_version = state.relist_resource_version(self.last_sync.get());
+        let limit = self.page_limit(state, &resource_version);
+        tracing::debug!(%resource_version, ?limit, "listing");
+
+        let listed = match self.paged_list(&resource_version, limit, cancel).await {
+            None => return Err(Flow::Stop),
+            Some(Ok(listed)) => listed,
+            Some(Err(err)) if classify(&err) == Disposition::Expired => {
+                // client-go: the version we listed at is gone (or the server has not
+                // caught up with it): retry at once with a consistent read.
+                self.report(&ReflectorError::Expired { phase: Phase::List, source: err });
+                state.rv_unavailable = true;
+                let limit = self.page_limit(state, "");
+                match self.paged_list("", limit, cancel).await {
+                    None => return Err(Flow::Stop),
+                    Some(Ok(listed)) => listed,
+                    Some(Err(err)) => return Err(self.list_failed(state, err)),
+                }
+            }
+            Some(Err(err)) => return Err(self.list_failed(state, err)),
+        };
+
+        if resource_version == "0" && listed.paginated {
+            state.paginated_result = true;
+        }
+        state.rv_unavailable = false;
+        let count = listed.items.len();
+        if let Err(source) = self.store.replace(listed.items, listed.resource_version.clone()) {
+            self.report(&ReflectorError::Store { operation: StoreOperation::Replace, source });
+            return Err(Flow::RELIST);
+        }
+        self.last_sync.set(&listed.resource_version);
+        tracing::debug!(
+            count,
+            resource_version = %listed.resource_version,
+            paginated = listed.paginated,
+            "list synced"
+        );
+        Ok(())
+    }
+
+    /// Reports a failed list and decides the next step: back off (honouring
+    /// `Retry-After`) and relist.
+    fn list_failed(&self, state: &mut RunState, err: kube::Error) -> Flow {
+        let disposition = classify(&err);
+        if disposition == Disposition::Expired {
+            state.rv_unavailable = true;
+            self.report(&ReflectorError::Expired { phase: Phase::List, source: err });
+        } else {
+            self.report(&ReflectorError::List(err));
+        }
+        Flow::Relist { min_delay: disposition.retry_after() }
+    }
+
+    /// client-go's page-size choice: the configured size, except that a relist at a
+    /// specific resource version is sent without a limit so that the API server can
+    /// serve it from its watch cache, unless the server has shown it pages
+    /// `resourceVersion="0"` lists (no watch cache).
+    fn page_limit(&self, state: &RunState, resource_version: &str) -> Option<u32> {
+        let specific = !resource_version.is_empty() && resource_version != "0";
+        if self.config.page_size == 0 || (specific && !state.paginated_result) {
+            None
+        } else {
+            Some(self.config.page_size)
+        }
+    }
+
+    /// client-go's `ListPager.List` with `FullListIfExpired`: follows continue tokens,
+    /// and when a token expires on page 2 or later, lists again whole (no limit) at the
+    /// originally requested version. `None` when cancelled.
+    async fn paged_list(
+        &self,
+        resource_version: &str,
+        limit: Option<u32>,
+        cancel: &CancellationToken,
+    ) -> Option<Result<Listed<K>, kube::Error>> {
+        let requested = match resource_version {
+            "" => ListParams::default(),
+            "0" => ListParams::default().match_any(),
+            rv => ListParams::default().at(rv),
+        };
+        let requested = ListParams { limit, ..requested };
+        let mut params = requested.clone();
+        let mut items = Vec::new();
+        let mut list_resource_version = None;
+        let mut paginated = false;
+
+        loop {
+            let page = cancel.run_until_cancelled(self.lister_watcher.list(&params)).await?;
+            let page = match page {
+                Ok(page) => page,
+                Err(err)
+                    if params.continue_token.is_some()
+                        && classify(&err) == Disposition::Expired =>
+                {
+                    tracing::debug!("continue token expired; falling back to a full list");
+                    let full = ListParams { limit: None, continue_token: None, ..requested };
+                    let whole = cancel.run_until_cancelled(self.lister_watcher.list(&full)).await?;
+                    return Some(whole.map(|list| {
+                        let (items, resource_version, _) = split(list);
+                        Listed { items, resource_version, paginated }
+                    }));
+                }
+                Err(err) => return Some(Err(err)),
+            };
+
+            let (page_items, page_resource_version, continue_token) = split(page);
+            list_resource_version.get_or_insert(page_resource_version);
+            if items.is_empty() {
+                items = page_items;
+            } else {
+                items.extend(page_items);
+            }
+            match continue_token {
+                Some(token) => {
+                    tracing::debug!(items = items.len(), "fetching the next page");
+                    // The API server rejects a resource version together with `continue`.
+                    params.continue_token = Some(token);
+                    params.resource_version = None;
+                    params.version_match = None;
+                    paginated = true;
+                }
+                None => {
+                    return Some(Ok(Listed {
+                        items,
+                        resource_version: list_resource_version.unwrap_or_default(),
+                        paginated,
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// A page's objects (moved into `Arc`s, not copied), resource version and continue token.
+fn split<K: Clone>(list: ObjectList<K>) -> (Vec<Arc<K>>, String, Option<String>) {
+    let ObjectList { metadata, items, .. } = list;
+    (
+        items.into_iter().map(Arc::new).collect(),
+        metadata.resource_version.unwrap_or_default(),
+        metadata.continue_.filter(|token| !token.is_empty()),
+    )
+}

@@ -1,0 +1,190 @@
+//! The reflector: lists and watches one resource and mirrors it into a
+//! [`ReflectorStore`], client-go's `tools/cache/reflector.go`.
+//!
+//! [`Reflector::run`] repeats client-go's `ListAndWatch` until cancelled:
+//!
+//! 1. **List**, paginated with `limit`/`continue` ([`ReflectorConfig::page_size`]). The
+//!    first list asks for `resourceVersion="0"` (any version, so the API server can serve
+//!    it from its watch cache); later relists ask for the last synced version, or for `""`
+//!    (a consistent read) once that version has expired. When a continue token expires
+//!    mid-pagination, the pages are dropped and the list is retried whole, without a
+//!    limit (client-go's pager `FullListIfExpired`). The items and the list's resource
+//!    version go to [`ReflectorStore::replace`].
+//! 2. **Watch** from the last resource version with `allowWatchBookmarks=true` and a
+//!    random server timeout in `[min_watch_timeout, max_watch_timeout]`. `ADDED`,
+//!    `MODIFIED` and `DELETED` go to `add`/`update`/`delete`; bookmarks only advance the
+//!    last synced resource version. A watch that ends normally is reopened from the last
+//!    resource version, without a relist.
+//! 3. **Failures** (each reported to the watch-error handler and to `tracing`):
+//!    `410 Gone`/`Expired` relists with `resourceVersion=""`; `429`, `5xx` and transport
+//!    failures of a watch back off and re-watch; a failed list, a `403` or another
+//!    refusal, an undecodable event, or a watch that closes at once without events back
+//!    off and relist. The backoff is exponential ([`BackoffConfig`]), honours
+//!    `Retry-After`, and starts over after two quiet minutes.
+//! 4. **Resync**: while watching, every [`ReflectorConfig::resync_period`] the reflector
+//!    asks `should_resync` and, if it agrees, calls [`ReflectorStore::resync`].
+//!
+//! With [`ReflectorConfig::streaming_list`], step 1 is a watch with
+//! `sendInitialEvents=true` whose initial events are collected until the
+//! `k8s.io/initial-events-end` bookmark, replaced into the store, and whose stream then
+//! carries on as the watch of step 2. If the server refuses it, the reflector uses
+//! plain lists from then on.
+//!
+//! ```no_run
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), kube::Error> {
+//! use std::sync::Arc;
+//! use k8s_openapi::api::core::v1::Pod;
+//! use kube::{Api, Client};
+//! use kube_informers_runtime::reflector::{
+//!     ApiListerWatcher, BoxError, Reflector, ReflectorConfig, ReflectorStore,
+//! };
+//! use tokio_util::sync::CancellationToken;
+//!
+//! struct Print;
+//! impl ReflectorStore<Pod> for Print {
+//!     fn replace(&self, list: Vec<Arc<Pod>>, rv: String) -> Result<(), BoxError> {
+//!         println!("{} pods at {rv}", list.len());
+//!         Ok(())
+//!     }
+//!     fn add(&self, _: Arc<Pod>) -> Result<(), BoxError> { Ok(()) }
+//!     fn update(&self, _: Arc<Pod>) -> Result<(), BoxError> { Ok(()) }
+//!     fn delete(&self, _: Arc<Pod>) -> Result<(), BoxError> { Ok(()) }
+//!     fn resync(&self) -> Result<(), BoxError> { Ok(()) }
+//! }
+//!
+//! let client = Client::try_default().await?;
+//! let lister_watcher = Arc::new(ApiListerWatcher::new(Api::<Pod>::all(client)));
+//! let mut reflector = Reflector::new(lister_watcher, Arc::new(Print), ReflectorConfig::default());
+//! reflector.set_watch_error_handler(Arc::new(|err| eprintln!("reflector: {err}")));
+//! let version = reflector.last_sync_resource_version_handle();
+//!
+//! let cancel = CancellationToken::new();
+//! let task = tokio::spawn({
+//!     let cancel = cancel.clone();
+//!     async move { reflector.run(cancel).await }
+//! });
+//! // ... later
+//! println!("synced to {}", version.get());
+//! cancel.cancel();
+//! task.await.expect("reflector task");
+//! # Ok(())
+//! # }
+//! ```
+
+mod backoff;
+mod config;
+mod error;
+mod list;
+mod lister_watcher;
+mod resync;
+mod run;
+mod sink;
+mod streaming;
+mod version;
+mod watch;
+
+use std::{fmt, sync::Arc};
+
+use kube::Resource;
+
+pub use config::{BackoffConfig, ReflectorConfig};
+pub use error::{BoxError, Phase, ReflectorError, Result, StoreOperation};
+pub use lister_watcher::{ApiListerWatcher, ListerWatcher, TweakListParams, WatchStream};
+pub use sink::ReflectorStore;
+pub use version::LastSyncResourceVersion;
+
+/// Decides, each time the resync timer fires, whether to resync (client-go's
+/// `ShouldResyncFunc`; the shared informer passes its processor's `shouldResync`).
+pub type ShouldResyncFn = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// Receives every error the reflector observes (client-go's `WatchErrorHandler`).
+/// Called on the reflector's task: keep it short. A panic in it is caught and logged.
+pub type WatchErrorHandler = Arc<dyn Fn(&ReflectorError) + Send + Sync>;
+
+/// The bookmark annotation that ends the initial events of a streaming list.
+pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
+
+/// Lists and watches one resource into a [`ReflectorStore`]. See the
+/// [module documentation](self) for the full behaviour.
+pub struct Reflector<K: Clone> {
+    lister_watcher: Arc<dyn ListerWatcher<K>>,
+    store: Arc<dyn ReflectorStore<K>>,
+    config: ReflectorConfig,
+    should_resync: Option<ShouldResyncFn>,
+    watch_error_handler: Option<WatchErrorHandler>,
+    last_sync: LastSyncResourceVersion,
+}
+
+impl<K> Reflector<K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+{
+    /// A reflector that lists and watches through `lister_watcher` into `store`.
+    pub fn new(
+        lister_watcher: Arc<dyn ListerWatcher<K>>,
+        store: Arc<dyn ReflectorStore<K>>,
+        config: ReflectorConfig,
+    ) -> Self {
+        Self {
+            lister_watcher,
+            store,
+            config,
+            should_resync: None,
+            watch_error_handler: None,
+            last_sync: LastSyncResourceVersion::default(),
+        }
+    }
+
+    /// Consults `should_resync` each time the resync timer fires; without it, every
+    /// tick resyncs.
+    pub fn set_should_resync(&mut self, should_resync: ShouldResyncFn) {
+        self.should_resync = Some(should_resync);
+    }
+
+    /// Passes every error to `handler`, in addition to logging it.
+    pub fn set_watch_error_handler(&mut self, handler: WatchErrorHandler) {
+        self.watch_error_handler = Some(handler);
+    }
+
+    /// The resource version of the last list, event or bookmark applied; empty before the
+    /// first list completes.
+    pub fn last_sync_resource_version(&self) -> String {
+        self.last_sync.get()
+    }
+
+    /// A handle that reads [`last_sync_resource_version`](Self::last_sync_resource_version)
+    /// at any time, including while [`run`](Self::run) holds the reflector.
+    pub fn last_sync_resource_version_handle(&self) -> LastSyncResourceVersion {
+        self.last_sync.clone()
+    }
+
+    /// The configuration this reflector runs with.
+    pub fn config(&self) -> &ReflectorConfig {
+        &self.config
+    }
+}
+
+impl<K: Clone> fmt::Debug for Reflector<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reflector")
+            .field("config", &self.config)
+            .field("last_sync_resource_version", &self.last_sync.get())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Displays an object's store key, `namespace/name` or `name`, for debug logs.
+/// Formatted only when the log line is enabled.
+struct ObjectKey<'a, K>(&'a K);
+
+impl<K: Resource> fmt::Display for ObjectKey<'_, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let meta = self.0.meta();
+        let name = meta.name.as_deref().unwrap_or_default();
+        match meta.namespace.as_deref() {
+            Some(namespace) if !namespace.is_empty() => write!(f, "{namespace}/{name}"),
+            _ => f.write_str(name),
+        }
+    }
+}

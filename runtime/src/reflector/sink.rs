@@ -1,0 +1,53 @@
+//! The interface through which the reflector hands what it sees to a store.
+
+use std::sync::Arc;
+
+use super::error::BoxError;
+
+/// Where a [`Reflector`](super::Reflector) puts what it lists and watches: client-go's
+/// `ReflectorStore`. The DeltaFIFO implements it; tests use a recording implementation.
+///
+/// Objects arrive already wrapped in `Arc` and are never copied. Implementations must be
+/// cheap and non-blocking: they are called from the reflector's task.
+pub trait ReflectorStore<K>: Send + Sync {
+    /// Replaces the whole content with `list`, the result of a (re)list or streaming list
+    /// at `resource_version`. Objects missing from `list` were deleted while unobserved.
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: String) -> Result<(), BoxError>;
+
+    /// An `ADDED` watch event.
+    fn add(&self, obj: Arc<K>) -> Result<(), BoxError>;
+
+    /// A `MODIFIED` watch event.
+    fn update(&self, obj: Arc<K>) -> Result<(), BoxError>;
+
+    /// A `DELETED` watch event, carrying the object's last state.
+    fn delete(&self, obj: Arc<K>) -> Result<(), BoxError>;
+
+    /// The resync timer fired and `should_resync` agreed: re-deliver the known objects.
+    fn resync(&self) -> Result<(), BoxError>;
+}
+
+impl<K, S> ReflectorStore<K> for Arc<S>
+where
+    S: ReflectorStore<K> + ?Sized,
+{
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: String) -> Result<(), BoxError> {
+        (**self).replace(list, resource_version)
+    }
+
+    fn add(&self, obj: Arc<K>) -> Result<(), BoxError> {
+        (**self).add(obj)
+    }
+
+    fn update(&self, obj: Arc<K>) -> Result<(), BoxError> {
+        (**self).update(obj)
+    }
+
+    fn delete(&self, obj: Arc<K>) -> Result<(), BoxError> {
+        (**self).delete(obj)
+    }
+
+    fn resync(&self) -> Result<(), BoxError> {
+        (**self).resync()
+    }
+}

@@ -1,0 +1,179 @@
+//! The streaming-list stage: client-go's `Reflector.watchList` (the `WatchListClient`
+//! feature): the initial state arrives as watch events, ended by a bookmark.
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use futures::StreamExt;
+use kube::{Resource, api::WatchParams, core::WatchEvent};
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    INITIAL_EVENTS_END_ANNOTATION, ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
+    WatchStream,
+    error::{Disposition, classify},
+    run::{RunState, sleep},
+};
+
+/// How a streaming list ended.
+pub(super) enum StreamingOutcome<K> {
+    /// The store holds the initial state; the stream carries on as the live watch.
+    Synced(WatchStream<K>),
+    /// The server does not support streaming lists: use plain lists from now on.
+    Refused,
+    /// A failure (reported): fall back to a plain list for this cycle.
+    Failed,
+    /// Cancelled.
+    Cancelled,
+}
+
+/// How the initial events of one streaming attempt ended.
+enum InitialEvents {
+    /// The initial-events-end bookmark arrived, at this resource version.
+    Complete(String),
+    /// The stream ended before the bookmark.
+    Incomplete,
+    /// An `ERROR` event or an error item.
+    Failed(kube::Error),
+    Cancelled,
+}
+
+impl<K> Reflector<K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+{
+    /// Streams the initial state into the store, retrying throttling, 5xx, transport
+    /// failures and expiry (from `""`) like client-go, and giving up on anything else.
+    #[tracing::instrument(name = "streaming_list", skip_all, fields(reflector = %self.config.name))]
+    pub(super) async fn streaming_list(
+        &self,
+        state: &mut RunState,
+        cancel: &CancellationToken,
+    ) -> StreamingOutcome<K> {
+        loop {
+            if cancel.is_cancelled() {
+                return StreamingOutcome::Cancelled;
+            }
+            let resource_version = state.rewatch_resource_version(self.last_sync.get());
+            let params = WatchParams {
+                bookmarks: true,
+                send_initial_events: true,
+                timeout: Some(self.config.random_watch_timeout_secs()),
+                ..WatchParams::default()
+            };
+            tracing::debug!(%resource_version, "starting streaming list");
+            let opened = cancel
+                .run_until_cancelled(self.lister_watcher.watch(&params, &resource_version))
+                .await;
+            let mut stream = match opened {
+                None => return StreamingOutcome::Cancelled,
+                Some(Ok(stream)) => stream,
+                Some(Err(err)) => {
+                    if classify(&err) == Disposition::Rejected {
+                        self.report(&ReflectorError::StreamingListRefused(err));
+                        return StreamingOutcome::Refused;
+                    }
+                    match self.streaming_failed(state, err, cancel).await {
+                        Some(outcome) => return outcome,
+                        None => continue,
+                    }
+                }
+            };
+
+            let mut objects = BTreeMap::new();
+            match self.initial_events(&mut stream, &mut objects, cancel).await {
+                InitialEvents::Cancelled => return StreamingOutcome::Cancelled,
+                InitialEvents::Incomplete => {
+                    self.report(&ReflectorError::StreamingListIncomplete);
+                    return StreamingOutcome::Refused;
+                }
+                InitialEvents::Failed(err) => match self.streaming_failed(state, err, cancel).await
+                {
+                    Some(outcome) => return outcome,
+                    None => continue,
+                },
+                InitialEvents::Complete(resource_version) => {
+                    state.rv_unavailable = false;
+                    let count = objects.len();
+                    let items = objects.into_values().collect();
+                    if let Err(source) = self.store.replace(items, resource_version.clone()) {
+                        self.report(&ReflectorError::Store {
+                            operation: StoreOperation::Replace,
+                            source,
+                        });
+                        return StreamingOutcome::Failed;
+                    }
+                    self.last_sync.set(&resource_version);
+                    tracing::debug!(count, %resource_version, "streaming list synced");
+                    return StreamingOutcome::Synced(stream);
+                }
+            }
+        }
+    }
+
+    /// Collects the initial events, keyed like the store, until the end bookmark.
+    async fn initial_events(
+        &self,
+        stream: &mut WatchStream<K>,
+        objects: &mut BTreeMap<String, Arc<K>>,
+        cancel: &CancellationToken,
+    ) -> InitialEvents {
+        loop {
+            let Some(item) = cancel.run_until_cancelled(stream.next()).await else {
+                return InitialEvents::Cancelled;
+            };
+            match item {
+                None => return InitialEvents::Incomplete,
+                Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
+                    let key = ObjectKey(&obj).to_string();
+                    tracing::debug!(%key, "initial event");
+                    objects.insert(key, Arc::new(obj));
+                }
+                Some(Ok(WatchEvent::Deleted(obj))) => {
+                    objects.remove(&ObjectKey(&obj).to_string());
+                }
+                Some(Ok(WatchEvent::Bookmark(bookmark))) => {
+                    let ended = bookmark
+                        .metadata
+                        .annotations
+                        .get(INITIAL_EVENTS_END_ANNOTATION)
+                        .is_some_and(|value| value == "true");
+                    if ended {
+                        return InitialEvents::Complete(bookmark.metadata.resource_version);
+                    }
+                }
+                Some(Ok(WatchEvent::Error(status))) => {
+                    return InitialEvents::Failed(kube::Error::Api(status));
+                }
+                Some(Err(err)) => return InitialEvents::Failed(err),
+            }
+        }
+    }
+
+    /// Reports a failed streaming attempt. Returns `None` to try streaming again
+    /// (after a backoff, or at once from `""` after an expiry), or the outcome.
+    async fn streaming_failed(
+        &self,
+        state: &mut RunState,
+        err: kube::Error,
+        cancel: &CancellationToken,
+    ) -> Option<StreamingOutcome<K>> {
+        match classify(&err) {
+            Disposition::Expired => {
+                state.rv_unavailable = true;
+                self.report(&ReflectorError::Expired { phase: Phase::StreamingList, source: err });
+                None
+            }
+            retriable if retriable.is_retriable() => {
+                self.report(&ReflectorError::StreamingList(err));
+                let delay =
+                    state.backoff.next_delay().max(retriable.retry_after().unwrap_or_default());
+                if sleep(delay, cancel).await { None } else { Some(StreamingOutcome::Cancelled) }
+            }
+            // Decode or another refusal mid-stream.
+            _ => {
+                self.report(&ReflectorError::StreamingList(err));
+                Some(StreamingOutcome::Failed)
+            }
+        }
+    }
+}

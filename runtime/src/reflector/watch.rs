@@ -1,0 +1,199 @@
+//! The watch stage: client-go's `watchWithResync`, `watch` and `handleWatch`.
+
+use std::{sync::Arc, time::Duration};
+
+use futures::StreamExt;
+use kube::{Resource, api::WatchParams, core::WatchEvent};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    ObjectKey, Phase, Reflector, ReflectorError, StoreOperation, WatchStream,
+    error::{Disposition, classify},
+    run::{Flow, RunState, sleep},
+};
+
+/// A watch that closes sooner than this without any event counts as a failure
+/// (client-go's `VeryShortWatchError`), so that a server closing watches at once does
+/// not make the reflector spin.
+const VERY_SHORT_WATCH: Duration = Duration::from_secs(1);
+
+/// How one watch stream ended.
+enum WatchEnd {
+    Cancelled,
+    /// The stream ended normally (server timeout, closed connection) after `events` events.
+    Closed {
+        events: usize,
+    },
+    /// The stream failed: an `ERROR` event or an error item.
+    Failed(kube::Error),
+}
+
+impl<K> Reflector<K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+{
+    /// Watches (continuing `live` first, if a streaming list handed it over) with the
+    /// resync timer running alongside.
+    pub(super) async fn watch_with_resync(
+        &self,
+        state: &mut RunState,
+        live: Option<WatchStream<K>>,
+        cancel: &CancellationToken,
+    ) -> Flow {
+        tokio::select! {
+            flow = self.watch(state, live, cancel) => flow,
+            err = self.resync_loop() => {
+                self.report(&err);
+                Flow::RELIST
+            }
+        }
+    }
+
+    /// Opens watches from the last synced resource version until one fails in a way
+    /// that calls for a relist, or until cancelled.
+    #[tracing::instrument(name = "watch", skip_all, fields(reflector = %self.config.name))]
+    async fn watch(
+        &self,
+        state: &mut RunState,
+        mut live: Option<WatchStream<K>>,
+        cancel: &CancellationToken,
+    ) -> Flow {
+        loop {
+            if cancel.is_cancelled() {
+                return Flow::Stop;
+            }
+            let started = Instant::now();
+            let stream = match live.take() {
+                Some(stream) => stream,
+                None => {
+                    let resource_version = self.last_sync.get();
+                    let params = WatchParams {
+                        bookmarks: true,
+                        timeout: Some(self.config.random_watch_timeout_secs()),
+                        ..WatchParams::default()
+                    };
+                    tracing::debug!(%resource_version, timeout = ?params.timeout, "starting watch");
+                    let opened = cancel
+                        .run_until_cancelled(self.lister_watcher.watch(&params, &resource_version))
+                        .await;
+                    match opened {
+                        None => return Flow::Stop,
+                        Some(Ok(stream)) => stream,
+                        Some(Err(err)) => match self.watch_failed(state, err, cancel).await {
+                            Some(flow) => return flow,
+                            None => continue,
+                        },
+                    }
+                }
+            };
+
+            match self.consume(stream, cancel).await {
+                WatchEnd::Cancelled => return Flow::Stop,
+                WatchEnd::Closed { events } => {
+                    let elapsed = started.elapsed();
+                    if events == 0 && elapsed < VERY_SHORT_WATCH {
+                        self.report(&ReflectorError::VeryShortWatch { elapsed });
+                        return Flow::RELIST;
+                    }
+                    tracing::debug!(
+                        events,
+                        "watch closed; resuming from the last resource version"
+                    );
+                }
+                WatchEnd::Failed(err) => {
+                    if let Some(flow) = self.watch_failed(state, err, cancel).await {
+                        return flow;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reports a failed watch. Returns `None` to re-watch from the last resource version
+    /// (after a backoff for throttling, 5xx and transport failures), or the next step.
+    async fn watch_failed(
+        &self,
+        state: &mut RunState,
+        err: kube::Error,
+        cancel: &CancellationToken,
+    ) -> Option<Flow> {
+        match classify(&err) {
+            Disposition::Expired => {
+                // The brief (and DESIGN.md) ask for a consistent relist after a 410,
+                // rather than client-go's relist at the last version first: after an
+                // expiry the watch cache may be the part that is behind.
+                state.rv_unavailable = true;
+                self.report(&ReflectorError::Expired { phase: Phase::Watch, source: err });
+                Some(Flow::RELIST)
+            }
+            Disposition::Decode => {
+                self.report(&ReflectorError::Decode(err));
+                Some(Flow::RELIST)
+            }
+            retriable if retriable.is_retriable() => {
+                self.report(&ReflectorError::Watch(err));
+                let delay =
+                    state.backoff.next_delay().max(retriable.retry_after().unwrap_or_default());
+                tracing::debug!(?delay, "re-watching after backoff");
+                if sleep(delay, cancel).await { None } else { Some(Flow::Stop) }
+            }
+            // Rejected (403, 400, ...): relist after the backoff.
+            _ => {
+                self.report(&ReflectorError::Watch(err));
+                Some(Flow::RELIST)
+            }
+        }
+    }
+
+    /// Applies the events of one watch stream to the store until it ends.
+    async fn consume(&self, mut stream: WatchStream<K>, cancel: &CancellationToken) -> WatchEnd {
+        let mut events = 0;
+        loop {
+            let Some(item) = cancel.run_until_cancelled(stream.next()).await else {
+                return WatchEnd::Cancelled;
+            };
+            match item {
+                None => return WatchEnd::Closed { events },
+                Some(Ok(event)) => {
+                    if let Err(err) = self.apply(event) {
+                        return WatchEnd::Failed(err);
+                    }
+                    events += 1;
+                }
+                Some(Err(err)) => return WatchEnd::Failed(err),
+            }
+        }
+    }
+
+    /// Applies one watch event; an `ERROR` event becomes the error it carries.
+    fn apply(&self, event: WatchEvent<K>) -> Result<(), kube::Error> {
+        let (operation, obj) = match event {
+            WatchEvent::Added(obj) => (StoreOperation::Add, obj),
+            WatchEvent::Modified(obj) => (StoreOperation::Update, obj),
+            WatchEvent::Deleted(obj) => (StoreOperation::Delete, obj),
+            WatchEvent::Bookmark(bookmark) => {
+                tracing::debug!(resource_version = %bookmark.metadata.resource_version, "bookmark");
+                self.last_sync.set(&bookmark.metadata.resource_version);
+                return Ok(());
+            }
+            WatchEvent::Error(status) => return Err(kube::Error::Api(status)),
+        };
+        tracing::debug!(key = %ObjectKey(&obj), %operation, "watch event");
+        let resource_version = obj.meta().resource_version.clone();
+        let obj = Arc::new(obj);
+        let stored = match operation {
+            StoreOperation::Add => self.store.add(obj),
+            StoreOperation::Update => self.store.update(obj),
+            _ => self.store.delete(obj),
+        };
+        if let Err(source) = stored {
+            // As client-go: report, and keep watching.
+            self.report(&ReflectorError::Store { operation, source });
+        }
+        if let Some(resource_version) = resource_version {
+            self.last_sync.set(&resource_version);
+        }
+        Ok(())
+    }
+}

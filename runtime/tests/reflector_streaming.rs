@@ -1,0 +1,132 @@
+//! The reflector's opt-in streaming-list mode (client-go's WatchListClient feature).
+
+mod reflector_support;
+
+use kube::core::WatchEvent;
+use kube_informers_runtime::reflector::ReflectorConfig;
+use reflector_support::*;
+
+fn streaming() -> ReflectorConfig {
+    ReflectorConfig { streaming_list: true, ..config() }
+}
+
+#[tokio::test(start_paused = true)]
+async fn streaming_list_syncs_from_initial_events_and_keeps_the_stream() {
+    // client-go: reflector_watchlist_test.go TestWatchList "prove that the reflector is
+    // synced after receiving a bookmark event" and "check if Updates and Deletes events
+    // are propagated during streaming (until the bookmark is received)"
+    let lw = FakeListerWatcher::new().watch(WatchScript::Hang(vec![
+        Ok(WatchEvent::Added(pod("a", "1"))),
+        Ok(WatchEvent::Added(pod("b", "2"))),
+        Ok(WatchEvent::Added(pod("c", "3"))),
+        Ok(WatchEvent::Modified(pod("b", "4"))),
+        Ok(WatchEvent::Deleted(pod("c", "5"))),
+        Ok(bookmark("6")),
+        Ok(initial_events_end("7")),
+        // Live events on the same stream.
+        Ok(WatchEvent::Modified(pod("a", "8"))),
+    ]));
+    let h = Harness::start(lw, streaming());
+    h.until("the live event", |h| h.version.get() == "8").await;
+
+    assert!(h.lw.lists().is_empty(), "no list in streaming mode");
+    let watches = h.lw.watches();
+    assert_eq!(watches.len(), 1, "the initial stream carries on as the watch");
+    let (params, rv, _) = &watches[0];
+    assert_eq!(rv, "", "the first streaming list is a consistent read");
+    assert!(params.send_initial_events);
+    assert!(params.bookmarks);
+    assert_eq!(
+        h.store.ops(),
+        [Op::Replace(vec!["a@1".into(), "b@4".into()], "7".into()), Op::Update("a@8".into()),]
+    );
+    assert!(h.reported().is_empty());
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn refused_streaming_list_falls_back_to_plain_lists_for_good() {
+    // client-go: reflector_watchlist_test.go TestWatchList "the reflector can fall back to
+    // old LIST/WATCH semantics when a server doesn't support streaming"
+    let lw = FakeListerWatcher::new()
+        .watch(WatchScript::Fail(api_error(422, "Invalid")))
+        .list(Ok(page(vec![pod("a", "1")], "10", None)))
+        .watch(WatchScript::Fail(api_error(410, "Expired")))
+        .list(Ok(page(vec![pod("a", "1")], "20", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, streaming());
+    h.until("the third watch", |h| h.lw.watches().len() == 3).await;
+
+    let watches = h.lw.watches();
+    assert!(watches[0].0.send_initial_events);
+    assert!(!watches[1].0.send_initial_events);
+    assert_eq!(watches[1].1, "10");
+    // After the 410 the reflector relists with a plain list, not a streaming list.
+    assert!(!watches[2].0.send_initial_events);
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 2);
+    assert_eq!(lists[0].0.resource_version.as_deref(), Some("0"));
+    assert_eq!(lists[1].0.resource_version, None);
+    let kinds: Vec<_> = h.reported().iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, ["streaming-list-refused", "expired"]);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn stream_without_end_bookmark_falls_back_to_a_list() {
+    // A server that ignores sendInitialEvents sends the objects but never the bookmark.
+    let lw = FakeListerWatcher::new()
+        .watch(WatchScript::Close(vec![Ok(WatchEvent::Added(pod("a", "1")))]))
+        .list(Ok(page(vec![pod("a", "1")], "10", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, streaming());
+    h.until("the plain watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.reported()[0].kind, "streaming-list-incomplete");
+    assert_eq!(h.lw.lists().len(), 1);
+    // Nothing from the incomplete stream reached the store.
+    assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into()], "10".into())]);
+    assert!(!h.lw.watches()[1].0.send_initial_events);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn throttled_streaming_list_is_retried_with_backoff() {
+    // client-go: reflector_watchlist_test.go TestWatchList "checks if the reflector retries 429"
+    let lw = FakeListerWatcher::new()
+        .watch(WatchScript::Fail(api_error(429, "TooManyRequests")))
+        .watch(WatchScript::Hang(vec![
+            Ok(WatchEvent::Added(pod("a", "1"))),
+            Ok(initial_events_end("5")),
+        ]));
+    let h = Harness::start(lw, streaming());
+    h.until("the sync", |h| !h.store.ops().is_empty()).await;
+    let watches = h.lw.watches();
+    assert_eq!(watches.len(), 2);
+    assert!(watches.iter().all(|(p, _, _)| p.send_initial_events));
+    assert_eq!(gaps_ms(&[watches[0].2, watches[1].2]), [800]);
+    assert!(h.lw.lists().is_empty());
+    assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into()], "5".into())]);
+    assert_eq!(h.version.get(), "5");
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn expired_live_stream_restreams_from_a_consistent_read() {
+    // client-go: reflector_watchlist_test.go TestWatchList "expiring an established
+    // watcher results in returning an error from the reflector"
+    let lw = FakeListerWatcher::new()
+        .watch(WatchScript::Hang(vec![
+            Ok(WatchEvent::Added(pod("a", "1"))),
+            Ok(initial_events_end("5")),
+            Ok(bookmark("9")),
+            Ok(error_event(410, "Expired")),
+        ]))
+        .watch(WatchScript::Hang(vec![Ok(initial_events_end("20"))]));
+    let h = Harness::start(lw, streaming());
+    h.until("the second sync", |h| h.store.ops().len() == 2).await;
+    let watches = h.lw.watches();
+    assert_eq!(watches[1].1, "", "after a 410 the stream restarts from \"\"");
+    assert!(watches[1].0.send_initial_events);
+    assert_eq!(h.store.ops()[1], Op::Replace(vec![], "20".into()));
+    h.stop().await;
+}

@@ -1,0 +1,443 @@
+//! Shared fixtures for the reflector tests: a scripted in-memory `ListerWatcher` that
+//! records every call, a recording `ReflectorStore`, and a harness that runs a reflector
+//! on the paused tokio clock.
+#![allow(dead_code, unreachable_pub)] // each test binary uses a subset
+
+use std::{
+    collections::{BTreeMap, VecDeque},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use futures::{StreamExt, future::BoxFuture, stream};
+use k8s_openapi::{
+    api::core::v1::Pod,
+    apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta},
+};
+use kube::{
+    api::{ListParams, WatchParams},
+    core::{ObjectList, Status, TypeMeta, WatchEvent, watch::Bookmark, watch::BookmarkMeta},
+};
+use kube_informers_runtime::reflector::{
+    BackoffConfig, BoxError, LastSyncResourceVersion, ListerWatcher, Reflector, ReflectorConfig,
+    ReflectorError, ReflectorStore, WatchStream,
+};
+use parking_lot::Mutex;
+use tokio::{sync::Notify, task::JoinHandle, time::Instant};
+use tokio_util::sync::CancellationToken;
+
+/// A pod named `name` in namespace `default` at resource version `rv`.
+pub fn pod(name: &str, rv: &str) -> Pod {
+    Pod {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some("default".into()),
+            resource_version: Some(rv.into()),
+            ..ObjectMeta::default()
+        },
+        ..Pod::default()
+    }
+}
+
+/// One list page.
+pub fn page(items: Vec<Pod>, rv: &str, continue_token: Option<&str>) -> ObjectList<Pod> {
+    ObjectList {
+        types: TypeMeta { api_version: "v1".into(), kind: "PodList".into() },
+        metadata: ListMeta {
+            resource_version: Some(rv.into()),
+            continue_: continue_token.map(Into::into),
+            ..ListMeta::default()
+        },
+        items,
+    }
+}
+
+/// An error status from the API server.
+pub fn api_error(code: u16, reason: &str) -> kube::Error {
+    kube::Error::Api(Status::failure("scripted failure", reason).with_code(code).boxed())
+}
+
+/// A 429 asking to retry after `secs` seconds.
+pub fn too_many_requests(secs: u32) -> kube::Error {
+    let mut status = Status::failure("slow down", "TooManyRequests").with_code(429);
+    status.details = Some(kube::core::response::StatusDetails {
+        name: String::new(),
+        group: String::new(),
+        kind: String::new(),
+        uid: String::new(),
+        causes: Vec::new(),
+        retry_after_seconds: secs,
+    });
+    kube::Error::Api(status.boxed())
+}
+
+/// An `ERROR` watch event carrying `code`.
+pub fn error_event(code: u16, reason: &str) -> WatchEvent<Pod> {
+    WatchEvent::Error(Status::failure("scripted failure", reason).with_code(code).boxed())
+}
+
+/// A bookmark at `rv`.
+pub fn bookmark(rv: &str) -> WatchEvent<Pod> {
+    bookmark_with(rv, BTreeMap::new())
+}
+
+/// The bookmark that ends a streaming list's initial events.
+pub fn initial_events_end(rv: &str) -> WatchEvent<Pod> {
+    bookmark_with(rv, BTreeMap::from([("k8s.io/initial-events-end".to_owned(), "true".to_owned())]))
+}
+
+fn bookmark_with(rv: &str, annotations: BTreeMap<String, String>) -> WatchEvent<Pod> {
+    WatchEvent::Bookmark(Bookmark {
+        types: TypeMeta { api_version: "v1".into(), kind: "Pod".into() },
+        metadata: BookmarkMeta { resource_version: rv.into(), annotations },
+    })
+}
+
+/// What the watch stream of a real client yields for an undecodable event.
+pub fn decode_error() -> kube::Error {
+    kube::Error::SerdeError(serde_json::from_str::<Pod>(r#"{"metadata": 5}"#).unwrap_err())
+}
+
+/// The scripted answer to one watch call.
+pub enum WatchScript {
+    /// The watch request fails.
+    Fail(kube::Error),
+    /// The stream yields these items, then ends.
+    Close(Vec<Result<WatchEvent<Pod>, kube::Error>>),
+    /// The stream yields these items, then stays open.
+    Hang(Vec<Result<WatchEvent<Pod>, kube::Error>>),
+    /// The stream stays silent for this long (paused clock), then ends.
+    Quiet(Duration),
+    /// The stream yields these items, waits (paused clock), yields the last item, then ends.
+    Later(
+        Vec<Result<WatchEvent<Pod>, kube::Error>>,
+        Duration,
+        Box<Result<WatchEvent<Pod>, kube::Error>>,
+    ),
+}
+
+/// One recorded call, with the paused-clock instant it was made at.
+#[derive(Clone, Debug)]
+pub enum Call {
+    List { params: ListParams, at: Instant },
+    Watch { params: WatchParams, resource_version: String, at: Instant },
+}
+
+impl Call {
+    pub fn at(&self) -> Instant {
+        match self {
+            Call::List { at, .. } | Call::Watch { at, .. } => *at,
+        }
+    }
+}
+
+/// A `ListerWatcher` that answers from queues and records every call. Once a queue is
+/// empty, lists never complete and watches stay open without events.
+pub struct FakeListerWatcher {
+    lists: Mutex<VecDeque<Result<ObjectList<Pod>, kube::Error>>>,
+    watches: Mutex<VecDeque<WatchScript>>,
+    calls: Mutex<Vec<Call>>,
+    progress: Arc<Notify>,
+}
+
+impl FakeListerWatcher {
+    pub fn new() -> Self {
+        Self {
+            lists: Mutex::default(),
+            watches: Mutex::default(),
+            calls: Mutex::default(),
+            progress: Arc::new(Notify::new()),
+        }
+    }
+
+    pub fn list(self, reply: Result<ObjectList<Pod>, kube::Error>) -> Self {
+        self.lists.lock().push_back(reply);
+        self
+    }
+
+    pub fn watch(self, reply: WatchScript) -> Self {
+        self.watches.lock().push_back(reply);
+        self
+    }
+
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().clone()
+    }
+
+    pub fn lists(&self) -> Vec<(ListParams, Instant)> {
+        self.calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::List { params, at } => Some((params, at)),
+                Call::Watch { .. } => None,
+            })
+            .collect()
+    }
+
+    pub fn watches(&self) -> Vec<(WatchParams, String, Instant)> {
+        self.calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::Watch { params, resource_version, at } => {
+                    Some((params, resource_version, at))
+                }
+                Call::List { .. } => None,
+            })
+            .collect()
+    }
+
+    fn record(&self, call: Call) {
+        self.calls.lock().push(call);
+        self.progress.notify_waiters();
+    }
+}
+
+impl ListerWatcher<Pod> for FakeListerWatcher {
+    fn list<'a>(
+        &'a self,
+        params: &'a ListParams,
+    ) -> BoxFuture<'a, Result<ObjectList<Pod>, kube::Error>> {
+        self.record(Call::List { params: params.clone(), at: Instant::now() });
+        let reply = self.lists.lock().pop_front();
+        Box::pin(async move {
+            match reply {
+                Some(reply) => reply,
+                None => std::future::pending().await,
+            }
+        })
+    }
+
+    fn watch<'a>(
+        &'a self,
+        params: &'a WatchParams,
+        resource_version: &'a str,
+    ) -> BoxFuture<'a, Result<WatchStream<Pod>, kube::Error>> {
+        self.record(Call::Watch {
+            params: params.clone(),
+            resource_version: resource_version.to_owned(),
+            at: Instant::now(),
+        });
+        let reply = self.watches.lock().pop_front();
+        Box::pin(async move {
+            match reply {
+                Some(WatchScript::Fail(err)) => Err(err),
+                Some(WatchScript::Close(items)) => Ok(stream::iter(items).boxed()),
+                Some(WatchScript::Hang(items)) => {
+                    Ok(stream::iter(items).chain(stream::pending()).boxed())
+                }
+                Some(WatchScript::Later(items, delay, last)) => Ok(stream::iter(items)
+                    .chain(stream::once(async move {
+                        tokio::time::sleep(delay).await;
+                        *last
+                    }))
+                    .boxed()),
+                Some(WatchScript::Quiet(delay)) => Ok(stream::once(tokio::time::sleep(delay))
+                    .filter_map(|()| async { None })
+                    .boxed()),
+                None => Ok(stream::pending().boxed()),
+            }
+        })
+    }
+}
+
+/// One store call, objects shown as `name@resourceVersion`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Replace(Vec<String>, String),
+    Add(String),
+    Update(String),
+    Delete(String),
+    Resync,
+}
+
+/// A `ReflectorStore` that records every call.
+pub struct RecordingStore {
+    ops: Mutex<Vec<Op>>,
+    progress: Arc<Notify>,
+    fail_adds: AtomicBool,
+}
+
+impl RecordingStore {
+    pub fn ops(&self) -> Vec<Op> {
+        self.ops.lock().clone()
+    }
+
+    /// Makes every later `add` fail.
+    pub fn fail_adds(&self) {
+        self.fail_adds.store(true, Ordering::SeqCst);
+    }
+
+    fn record(&self, op: Op) {
+        self.ops.lock().push(op);
+        self.progress.notify_waiters();
+    }
+}
+
+fn describe(pod: &Pod) -> String {
+    format!(
+        "{}@{}",
+        pod.metadata.name.as_deref().unwrap_or_default(),
+        pod.metadata.resource_version.as_deref().unwrap_or_default()
+    )
+}
+
+impl ReflectorStore<Pod> for RecordingStore {
+    fn replace(&self, list: Vec<Arc<Pod>>, resource_version: String) -> Result<(), BoxError> {
+        self.record(Op::Replace(list.iter().map(|p| describe(p)).collect(), resource_version));
+        Ok(())
+    }
+
+    fn add(&self, obj: Arc<Pod>) -> Result<(), BoxError> {
+        self.record(Op::Add(describe(&obj)));
+        if self.fail_adds.load(Ordering::SeqCst) {
+            return Err("store is full".into());
+        }
+        Ok(())
+    }
+
+    fn update(&self, obj: Arc<Pod>) -> Result<(), BoxError> {
+        self.record(Op::Update(describe(&obj)));
+        Ok(())
+    }
+
+    fn delete(&self, obj: Arc<Pod>) -> Result<(), BoxError> {
+        self.record(Op::Delete(describe(&obj)));
+        Ok(())
+    }
+
+    fn resync(&self) -> Result<(), BoxError> {
+        self.record(Op::Resync);
+        Ok(())
+    }
+}
+
+/// What the watch-error handler received.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reported {
+    pub kind: &'static str,
+    pub code: Option<u16>,
+}
+
+fn kind_of(err: &ReflectorError) -> &'static str {
+    match err {
+        ReflectorError::List(_) => "list",
+        ReflectorError::Watch(_) => "watch",
+        ReflectorError::Expired { .. } => "expired",
+        ReflectorError::Decode(_) => "decode",
+        ReflectorError::Store { .. } => "store",
+        ReflectorError::VeryShortWatch { .. } => "very-short-watch",
+        ReflectorError::StreamingList(_) => "streaming-list",
+        ReflectorError::StreamingListRefused(_) => "streaming-list-refused",
+        ReflectorError::StreamingListIncomplete => "streaming-list-incomplete",
+        _ => "other",
+    }
+}
+
+/// Reflector test configuration: client-go's defaults without jitter.
+pub fn config() -> ReflectorConfig {
+    ReflectorConfig {
+        name: "test".into(),
+        backoff: BackoffConfig { jitter: 0.0, ..BackoffConfig::default() },
+        ..ReflectorConfig::default()
+    }
+}
+
+/// A reflector running on its own task over a fake lister-watcher and a recording store.
+pub struct Harness {
+    pub lw: Arc<FakeListerWatcher>,
+    pub store: Arc<RecordingStore>,
+    pub reported: Arc<Mutex<Vec<Reported>>>,
+    pub version: LastSyncResourceVersion,
+    pub cancel: CancellationToken,
+    progress: Arc<Notify>,
+    task: JoinHandle<()>,
+}
+
+impl Harness {
+    pub fn start(lw: FakeListerWatcher, config: ReflectorConfig) -> Self {
+        Self::start_with(lw, config, |_| {})
+    }
+
+    /// Starts the reflector after `customize` (setters) ran on it.
+    pub fn start_with(
+        lw: FakeListerWatcher,
+        config: ReflectorConfig,
+        customize: impl FnOnce(&mut Reflector<Pod>),
+    ) -> Self {
+        let progress = lw.progress.clone();
+        let lw = Arc::new(lw);
+        let store = Arc::new(RecordingStore {
+            ops: Mutex::default(),
+            progress: progress.clone(),
+            fail_adds: AtomicBool::new(false),
+        });
+        let reported = Arc::new(Mutex::new(Vec::new()));
+        let mut reflector = Reflector::new(
+            lw.clone() as Arc<dyn ListerWatcher<Pod>>,
+            store.clone() as Arc<dyn ReflectorStore<Pod>>,
+            config,
+        );
+        reflector.set_watch_error_handler(Arc::new({
+            let reported = reported.clone();
+            let progress = progress.clone();
+            move |err: &ReflectorError| {
+                reported.lock().push(Reported { kind: kind_of(err), code: err.status_code() });
+                progress.notify_waiters();
+            }
+        }));
+        customize(&mut reflector);
+        let version = reflector.last_sync_resource_version_handle();
+        let cancel = CancellationToken::new();
+        let task = tokio::spawn({
+            let cancel = cancel.clone();
+            async move { reflector.run(cancel).await }
+        });
+        Self { lw, store, reported, version, cancel, progress, task }
+    }
+
+    /// Waits until `condition` holds. Fails the test (instead of hanging) when the
+    /// reflector goes idle for an hour of paused time without it.
+    pub async fn until(&self, what: &str, condition: impl Fn(&Self) -> bool) {
+        let wait = async {
+            loop {
+                let notified = self.progress.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if condition(self) {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        if tokio::time::timeout(Duration::from_secs(3600), wait).await.is_err() {
+            panic!(
+                "timed out waiting for {what}; calls: {:#?}; ops: {:#?}; reported: {:#?}",
+                self.lw.calls(),
+                self.store.ops(),
+                self.reported.lock()
+            );
+        }
+    }
+
+    pub fn reported(&self) -> Vec<Reported> {
+        self.reported.lock().clone()
+    }
+
+    /// Cancels the reflector and checks that `run` returns without any time passing.
+    pub async fn stop(self) {
+        let before = Instant::now();
+        self.cancel.cancel();
+        let joined = tokio::time::timeout(Duration::from_secs(1), self.task).await;
+        assert!(joined.is_ok(), "run did not return promptly after cancel");
+        joined.unwrap().expect("reflector task panicked");
+        assert_eq!(Instant::now(), before, "run needed time to stop");
+    }
+}
+
+/// Milliseconds between consecutive instants.
+pub fn gaps_ms(instants: &[Instant]) -> Vec<u128> {
+    instants.windows(2).map(|w| w[1].duration_since(w[0]).as_millis()).collect()
+}

@@ -1,0 +1,194 @@
+//! The reflector's watch stage: events, bookmarks, resumption and relists.
+
+mod reflector_support;
+
+use std::time::Duration;
+
+use kube::core::WatchEvent;
+use reflector_support::*;
+
+fn listed() -> FakeListerWatcher {
+    FakeListerWatcher::new().list(Ok(page(vec![pod("a", "1"), pod("b", "2")], "100", None)))
+}
+
+#[tokio::test(start_paused = true)]
+async fn events_reach_the_store_and_advance_the_resource_version() {
+    // client-go: reflector_test.go TestReflectorWatchHandler
+    let lw = listed().watch(WatchScript::Hang(vec![
+        Ok(WatchEvent::Added(pod("c", "101"))),
+        Ok(WatchEvent::Modified(pod("a", "102"))),
+        Ok(WatchEvent::Deleted(pod("b", "103"))),
+    ]));
+    let h = Harness::start(lw, config());
+    h.until("three events", |h| h.store.ops().len() == 4).await;
+    assert_eq!(
+        h.store.ops()[1..],
+        [Op::Add("c@101".into()), Op::Update("a@102".into()), Op::Delete("b@103".into()),]
+    );
+    assert_eq!(h.version.get(), "103");
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn bookmarks_advance_the_resource_version_without_store_calls() {
+    // client-go: reflector_test.go TestReflectorWatchHandler (bookmark case)
+    let lw = listed().watch(WatchScript::Hang(vec![Ok(bookmark("150")), Ok(bookmark("170"))]));
+    let h = Harness::start(lw, config());
+    h.until("the bookmarks", |h| h.version.get() == "170").await;
+    assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into(), "b@2".into()], "100".into())]);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_watch_resumes_from_the_last_version_without_relisting() {
+    // client-go: reflector_test.go TestReflectorListAndWatch (watch restarts from the last RV)
+    let lw = listed()
+        .watch(WatchScript::Close(vec![Ok(WatchEvent::Added(pod("c", "101")))]))
+        .watch(WatchScript::Close(vec![Ok(bookmark("150"))]))
+        .watch(WatchScript::Hang(vec![Ok(WatchEvent::Modified(pod("c", "160")))]));
+    let h = Harness::start(lw, config());
+    h.until("the third watch's event", |h| h.version.get() == "160").await;
+    let watches = h.lw.watches();
+    let versions: Vec<&str> = watches.iter().map(|(_, rv, _)| rv.as_str()).collect();
+    assert_eq!(versions, ["100", "101", "150"]);
+    assert_eq!(h.lw.lists().len(), 1, "a closed watch must not relist");
+    // Re-watching after a normal close is immediate (no backoff).
+    assert_eq!(watches[2].2, watches[0].2);
+    assert!(h.reported().is_empty());
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn quiet_watch_that_times_out_resumes_without_relisting() {
+    // client-go: reflector.go handleAnyWatch (a watch that ends normally after a second or
+    // more, even without events, is simply restarted)
+    let lw = listed()
+        .watch(WatchScript::Quiet(Duration::from_secs(300)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    let watches = h.lw.watches();
+    assert_eq!(watches[1].1, "100");
+    assert_eq!(watches[1].2.duration_since(watches[0].2), Duration::from_secs(300));
+    assert_eq!(h.lw.lists().len(), 1);
+    assert!(h.reported().is_empty());
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn gone_watch_request_relists_with_a_consistent_read() {
+    // client-go: reflector_test.go TestReflectorListAndWatchWithErrors (410 on watch)
+    let lw = listed()
+        .watch(WatchScript::Fail(api_error(410, "Gone")))
+        .list(Ok(page(vec![pod("a", "1")], "200", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 2);
+    assert_eq!(lists[1].0.resource_version, None, "relist must be a consistent read");
+    assert_eq!(h.lw.watches()[1].1, "200");
+    assert_eq!(h.reported(), [Reported { kind: "expired", code: Some(410) }]);
+    assert_eq!(h.store.ops().last(), Some(&Op::Replace(vec!["a@1".into()], "200".into())));
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn expired_error_event_relists_with_a_consistent_read() {
+    // client-go: reflector_test.go TestReflectorListAndWatchWithErrors (ERROR event, Expired)
+    let lw = listed()
+        .watch(WatchScript::Hang(vec![
+            Ok(WatchEvent::Added(pod("c", "101"))),
+            Ok(error_event(410, "Expired")),
+        ]))
+        .list(Ok(page(vec![pod("c", "101")], "300", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.lw.lists()[1].0.resource_version, None);
+    assert_eq!(h.reported()[0].kind, "expired");
+    assert_eq!(h.version.get(), "300");
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn decode_error_is_reported_then_relists_without_losing_objects() {
+    // client-go: reflector_test.go TestReflectorWatchHandlerError (stream decode error -> relist)
+    let lw = listed()
+        .watch(WatchScript::Hang(vec![
+            Ok(WatchEvent::Added(pod("c", "101"))),
+            Err(decode_error()),
+            Ok(WatchEvent::Deleted(pod("a", "102"))),
+        ]))
+        .list(Ok(page(vec![pod("a", "1"), pod("b", "2"), pod("c", "101")], "110", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the relist's watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.reported(), [Reported { kind: "decode", code: None }]);
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 2);
+    // Not an expiry: the relist asks for the last synced version.
+    assert_eq!(lists[1].0.resource_version.as_deref(), Some("101"));
+    // Events after the bad one are not applied, and nothing is deleted by the failure.
+    let ops = h.store.ops();
+    assert!(!ops.iter().any(|op| matches!(op, Op::Delete(_))), "{ops:?}");
+    assert_eq!(
+        ops,
+        [
+            Op::Replace(vec!["a@1".into(), "b@2".into()], "100".into()),
+            Op::Add("c@101".into()),
+            Op::Replace(vec!["a@1".into(), "b@2".into(), "c@101".into()], "110".into()),
+        ]
+    );
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn very_short_empty_watch_counts_as_failure() {
+    // client-go: reflector.go VeryShortWatchError (watch closed at once without events)
+    let lw = listed()
+        .watch(WatchScript::Close(vec![]))
+        .list(Ok(page(vec![], "120", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.reported()[0].kind, "very-short-watch");
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 2);
+    assert_eq!(
+        lists[1].1.duration_since(lists[0].1),
+        Duration::from_millis(800),
+        "relist after the first backoff step"
+    );
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn store_errors_are_reported_and_the_watch_goes_on() {
+    // client-go: reflector.go handleAnyWatch ("unable to add watch event object to store")
+    let lw = listed().watch(WatchScript::Hang(vec![
+        Ok(WatchEvent::Added(pod("c", "101"))),
+        Ok(WatchEvent::Modified(pod("a", "102"))),
+    ]));
+    let h = Harness::start_with(lw, config(), |_| {});
+    h.store.fail_adds();
+    h.until("both events", |h| h.store.ops().len() == 3).await;
+    assert_eq!(h.reported(), [Reported { kind: "store", code: None }]);
+    assert_eq!(h.version.get(), "102");
+    assert_eq!(h.lw.lists().len(), 1);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn panicking_watch_error_handler_is_contained() {
+    let lw = listed()
+        .watch(WatchScript::Fail(api_error(410, "Gone")))
+        .list(Ok(page(vec![], "200", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start_with(lw, config(), |reflector| {
+        reflector.set_watch_error_handler(std::sync::Arc::new(|_| panic!("handler bug")));
+    });
+    h.until("the relist's watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.version.get(), "200");
+    h.stop().await;
+}
