@@ -9,3 +9,35 @@
 pub mod tombstone;
 
 pub use tombstone::{DeletedFinalStateUnknown, DeletedObject};
+
+pub mod fifo;
+pub mod lister;
+pub mod store;
+
+pub use fifo::{Delta, DeltaFifo, DeltaType, Deltas, KnownObjects};
+pub use lister::{Lister, NamespaceLister};
+pub use store::{Indexer, Indexers, NAMESPACE_INDEX};
+
+pub mod informer;
+pub mod labels;
+
+pub use informer::{
+    FilteringResourceEventHandler, ListenerHandle, ListenerId, Notification, ProcessorError,
+    ResourceEventHandler, ResourceEventHandlerFuncs, SharedProcessor,
+};
+
+pub mod reflector;
+
+pub use reflector::{
+    ApiListerWatcher, LastSyncResourceVersion, ListerWatcher, Reflector, ReflectorConfig,
+    ReflectorError, ReflectorStore,
+};
+
+pub mod factory;
+
+pub use factory::{SharedInformerFactory, SharedInformerFactoryBuilder, gvr_of};
+pub use informer::{
+    ErasedInformer, InformerError, InformerScope, ResourceEventHandlerRegistration,
+    SharedIndexInformer, new_filtered_informer,
+};
+pub use reflector::TweakListParams;

@@ -1,0 +1,123 @@
+//! The controller: pops deltas from the DeltaFIFO and hands them to a process function,
+//! while a reflector fills the FIFO (client-go's `tools/cache/controller.go`).
+
+use std::sync::Arc;
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, warn};
+
+use crate::fifo::{DeltaFifo, Deltas};
+use crate::reflector::Reflector;
+
+/// An error from processing one key's deltas.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// One key's deltas that a [`ProcessFunc`] could not apply, and why.
+pub struct ProcessFailure<K> {
+    /// The store key the deltas belong to.
+    pub key: String,
+    /// The deltas, handed back so that they can be re-queued.
+    pub deltas: Deltas<K>,
+    /// What went wrong.
+    pub error: BoxError,
+}
+
+/// Applies a batch of popped deltas, oldest key first.
+///
+/// The batch holds every key that was queued when it was popped, so a relist is handed over
+/// whole and can be applied atomically. The flag tells whether the batch belongs to the
+/// initial list. Keys that could not be applied are returned.
+pub type ProcessFunc<K> =
+    Arc<dyn Fn(Vec<Deltas<K>>, bool) -> Vec<ProcessFailure<K>> + Send + Sync + 'static>;
+
+/// What a [`Controller`] needs (client-go's `cache.Config`).
+pub struct Config<K: Clone> {
+    /// The queue the reflector fills and the process loop drains.
+    pub queue: DeltaFifo<K>,
+    /// The reflector that lists and watches into `queue`.
+    pub reflector: Reflector<K>,
+    /// Applies popped deltas.
+    pub process: ProcessFunc<K>,
+    /// Re-queue deltas whose processing failed (client-go's `RetryOnError`), unless the key
+    /// was queued again meanwhile.
+    pub retry_on_error: bool,
+    /// Set to `true` once the initial list has been processed.
+    pub synced: Option<watch::Sender<bool>>,
+}
+
+/// Runs a reflector and a process loop over one DeltaFIFO (client-go's `cache.New(cfg).Run`).
+pub struct Controller<K: Clone> {
+    config: Config<K>,
+}
+
+impl<K> Controller<K>
+where
+    K: kube::Resource + Clone + std::fmt::Debug + Send + Sync + 'static,
+{
+    /// A controller over `config`; nothing runs until [`Controller::run`].
+    pub fn new(config: Config<K>) -> Self {
+        Self { config }
+    }
+
+    /// Whether the initial list has been popped and processed.
+    pub fn has_synced(&self) -> bool {
+        self.config.queue.has_synced()
+    }
+
+    /// Runs the reflector and the process loop until `cancel` fires, then closes the queue and
+    /// returns once both have ended.
+    pub async fn run(self, cancel: CancellationToken) {
+        let Config { queue, reflector, process, retry_on_error, synced } = self.config;
+        let reflector_cancel = cancel.child_token();
+        let reflector_task = async move { reflector.run(reflector_cancel).await };
+        let close_queue = {
+            let queue = queue.clone();
+            let cancel = cancel.clone();
+            async move {
+                cancel.cancelled().await;
+                queue.close();
+            }
+        };
+        let process_loop = process_loop(queue, process, retry_on_error, synced);
+        // The queue is closed on cancel, which ends the process loop; the reflector watches the
+        // same token, so all three futures finish.
+        futures::join!(reflector_task, close_queue, process_loop);
+    }
+}
+
+async fn process_loop<K>(
+    queue: DeltaFifo<K>,
+    process: ProcessFunc<K>,
+    retry_on_error: bool,
+    synced: Option<watch::Sender<bool>>,
+) where
+    K: kube::Resource + Send + Sync + 'static,
+{
+    loop {
+        let mut failures = Vec::new();
+        let popped = queue
+            .pop_batch(usize::MAX, |batch, is_in_initial_list| {
+                failures = process(batch, is_in_initial_list);
+                Ok::<(), std::convert::Infallible>(())
+            })
+            .await;
+        if popped.is_err() {
+            debug!("queue closed, process loop ends");
+            return;
+        }
+        if let Some(synced) = &synced
+            && queue.has_synced()
+            && !*synced.borrow()
+        {
+            debug!("initial list processed");
+            synced.send_replace(true);
+        }
+        for failure in failures {
+            warn!(key = %failure.key, error = %failure.error, "failed to process deltas");
+            if retry_on_error {
+                queue.add_if_not_present(failure.key, failure.deltas);
+            }
+        }
+    }
+}

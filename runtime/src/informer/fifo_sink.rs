@@ -1,0 +1,73 @@
+//! Feeds what the reflector lists and watches into a DeltaFIFO, applying the informer's
+//! transform on the way.
+
+use std::sync::Arc;
+
+use kube::Resource;
+use tokio::sync::watch;
+
+use crate::DeletedObject;
+use crate::fifo::DeltaFifo;
+use crate::reflector::{BoxError, ReflectorStore};
+
+use super::shared_informer::Transform;
+
+/// The reflector's view of an informer's DeltaFIFO.
+pub(crate) struct FifoSink<K> {
+    queue: DeltaFifo<K>,
+    transform: Option<Transform<K>>,
+    synced: watch::Sender<bool>,
+}
+
+impl<K> FifoSink<K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+{
+    pub(crate) fn new(
+        queue: DeltaFifo<K>,
+        transform: Option<Transform<K>>,
+        synced: watch::Sender<bool>,
+    ) -> Self {
+        Self { queue, transform, synced }
+    }
+
+    /// Runs the transform in place: the reflector hands over a fresh `Arc`, so this never
+    /// copies the object.
+    fn transformed(&self, mut obj: Arc<K>) -> Arc<K> {
+        if let Some(transform) = &self.transform {
+            transform(Arc::make_mut(&mut obj));
+        }
+        obj
+    }
+}
+
+impl<K> ReflectorStore<K> for FifoSink<K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+{
+    fn replace(&self, list: Vec<Arc<K>>, resource_version: String) -> Result<(), BoxError> {
+        let list = list.into_iter().map(|obj| self.transformed(obj)).collect();
+        self.queue.replace(list, &resource_version)?;
+        // An empty first list syncs the queue without anything to pop.
+        if self.queue.has_synced() && !*self.synced.borrow() {
+            self.synced.send_replace(true);
+        }
+        Ok(())
+    }
+
+    fn add(&self, obj: Arc<K>) -> Result<(), BoxError> {
+        Ok(self.queue.add(self.transformed(obj))?)
+    }
+
+    fn update(&self, obj: Arc<K>) -> Result<(), BoxError> {
+        Ok(self.queue.update(self.transformed(obj))?)
+    }
+
+    fn delete(&self, obj: Arc<K>) -> Result<(), BoxError> {
+        Ok(self.queue.delete(DeletedObject::Object(self.transformed(obj)))?)
+    }
+
+    fn resync(&self) -> Result<(), BoxError> {
+        Ok(self.queue.resync()?)
+    }
+}
