@@ -1,0 +1,149 @@
+//! Helpers shared by the integration tests: a handler that records what it receives, and
+//! a way to wait for a condition without sleeping blindly.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::Resource;
+use kube_informers_runtime::{DeletedObject, ResourceEventHandler};
+use tokio::sync::mpsc;
+
+/// One callback a [`Recorder`] received.
+#[derive(Debug)]
+pub enum Event<K> {
+    /// `on_add(object, is_in_initial_list)`.
+    Add(Arc<K>, bool),
+    /// `on_update(old, new)`.
+    Update(Arc<K>, Arc<K>),
+    /// `on_delete(object or tombstone)`.
+    Delete(DeletedObject<K>),
+}
+
+impl<K: Resource> Event<K> {
+    /// The `namespace/name` key of the event's (new) object.
+    pub fn key(&self) -> String {
+        let obj = match self {
+            Event::Add(obj, _) | Event::Update(_, obj) => obj,
+            Event::Delete(gone) => gone.object(),
+        };
+        key_of(obj.as_ref())
+    }
+}
+
+/// The store key of an object.
+pub fn key_of<K: Resource>(obj: &K) -> String {
+    kube_informers_runtime::store::meta_namespace_key_func(obj)
+        .expect("objects from the server have names")
+}
+
+/// A handler that forwards every callback to a channel.
+pub struct Recorder<K> {
+    tx: mpsc::UnboundedSender<Event<K>>,
+}
+
+impl<K> Recorder<K> {
+    /// The handler and the receiving end of its events.
+    pub fn new() -> (Self, mpsc::UnboundedReceiver<Event<K>>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Self { tx }, rx)
+    }
+}
+
+impl<K: Send + Sync + 'static> ResourceEventHandler<K> for Recorder<K> {
+    fn on_add(&self, obj: &Arc<K>, is_in_initial_list: bool) {
+        let _ = self.tx.send(Event::Add(Arc::clone(obj), is_in_initial_list));
+    }
+    fn on_update(&self, old: &Arc<K>, new: &Arc<K>) {
+        let _ = self.tx.send(Event::Update(Arc::clone(old), Arc::clone(new)));
+    }
+    fn on_delete(&self, obj: &DeletedObject<K>) {
+        let _ = self.tx.send(Event::Delete(obj.clone()));
+    }
+}
+
+/// The next event, failing the test if none arrives within 10 seconds.
+pub async fn next_event<K>(rx: &mut mpsc::UnboundedReceiver<Event<K>>) -> Event<K> {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("no event within 10 s")
+        .expect("the handler was dropped")
+}
+
+/// Polls `check` every 20 ms until it holds, failing the test after `within`.
+pub async fn eventually<F, Fut>(within: Duration, what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if check().await {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A model of the cache rebuilt only from handler callbacks: key -> resourceVersion.
+///
+/// Applying an event checks the callback is consistent with the model (an add for a key
+/// the model lacks, an update whose old object is the one the model holds, a delete of a
+/// key the model has).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct CallbackModel {
+    /// key -> resourceVersion.
+    pub objects: BTreeMap<String, String>,
+    /// How many tombstones were received, by key.
+    pub tombstones: BTreeMap<String, usize>,
+}
+
+impl CallbackModel {
+    /// Applies one event; panics with a description if it is inconsistent with the model.
+    pub fn apply<K: Resource>(&mut self, event: &Event<K>) {
+        let key = event.key();
+        match event {
+            Event::Add(obj, _) => {
+                let rv = obj.meta().resource_version.clone().unwrap_or_default();
+                assert!(
+                    self.objects.insert(key.clone(), rv).is_none(),
+                    "on_add for {key}, which the handler already had"
+                );
+            }
+            Event::Update(old, new) => {
+                let old_rv = old.meta().resource_version.clone().unwrap_or_default();
+                let held =
+                    self.objects.get(&key).unwrap_or_else(|| panic!("on_update for unknown {key}"));
+                assert_eq!(
+                    held, &old_rv,
+                    "on_update for {key}: old is not the object the handler had"
+                );
+                self.objects.insert(key, new.meta().resource_version.clone().unwrap_or_default());
+            }
+            Event::Delete(gone) => {
+                assert!(self.objects.remove(&key).is_some(), "on_delete for unknown {key}");
+                if gone.is_tombstone() {
+                    *self.tombstones.entry(key).or_default() += 1;
+                }
+            }
+        }
+    }
+}
+
+/// key -> resourceVersion of every object in a cache.
+pub fn cache_model<K: Resource>(objects: &[Arc<K>]) -> BTreeMap<String, String> {
+    objects
+        .iter()
+        .map(|obj| (key_of(obj.as_ref()), obj.meta().resource_version.clone().unwrap_or_default()))
+        .collect()
+}
+
+/// Installs a test log subscriber once (honours `RUST_LOG`).
+pub fn init_tracing() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
+}

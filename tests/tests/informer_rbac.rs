@@ -1,0 +1,50 @@
+//! A 403 on list does not hot-loop: the reflector backs off, reports every error to the
+//! watch-error handler, `wait_for_cache_sync` with a timeout reports the informer as not
+//! synced, and the informer recovers once access is granted (client-go:
+//! reflector_test.go TestReflectorListAndWatchWithErrors / backoff manager behaviour).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_testkit::TestApiServer;
+use kube_informers_tests::init_tracing;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forbidden_list_backs_off_reports_and_recovers() {
+    init_tracing();
+    let server = TestApiServer::start().await.unwrap();
+    server.seed().config_maps("locked", 30).unwrap();
+    server.deny("configmaps");
+    let factory = SharedInformerFactory::new(server.client().unwrap(), Duration::ZERO);
+    let informer = factory.informer_for::<ConfigMap>();
+    let errors = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&errors);
+    informer
+        .set_watch_error_handler(move |err| {
+            assert_eq!(err.status_code(), Some(403), "unexpected error: {err}");
+            seen.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+    factory.start();
+
+    let window = Duration::from_secs(3);
+    let synced = factory.wait_for_cache_sync_timeout(window).await;
+    assert_eq!(synced.len(), 1);
+    assert!(synced.values().all(|ok| !ok), "a denied informer must not report synced");
+    assert!(!informer.has_synced());
+    let lists = server.request_count("list", "configmaps");
+    // Backoff 0.8 s, 1.6 s, 3.2 s (each jittered up to 2x): at most 4 attempts fit in 3 s.
+    // A hot loop would make thousands.
+    assert!((1..=4).contains(&lists), "{lists} list requests in {window:?}");
+    assert_eq!(errors.load(Ordering::SeqCst) as u64, lists, "every failure reaches the handler");
+
+    server.allow("configmaps");
+    let synced = factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await;
+    assert!(synced.values().all(|ok| *ok), "the informer recovers once access is granted");
+    assert_eq!(informer.get_indexer().len(), 30);
+    factory.shutdown().await;
+    server.shutdown().await;
+}

@@ -1,0 +1,66 @@
+//! After `factory.shutdown().await`, no task or handler thread of ours is still running
+//! (client-go: informers/factory.go Shutdown, "waits for all informer goroutines").
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube_informers_runtime::informer::LISTENER_THREAD_NAME;
+use kube_informers_runtime::{ResourceEventHandlerFuncs, SharedInformerFactory};
+use kube_informers_testkit::TestApiServer;
+use kube_informers_tests::{eventually, init_tracing};
+
+/// Threads of this process whose name starts like the listener threads' (Linux truncates
+/// thread names to 15 bytes).
+fn listener_threads() -> usize {
+    let prefix = &LISTENER_THREAD_NAME[..LISTENER_THREAD_NAME.len().min(15)];
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+                .filter(|comm| comm.trim_end().starts_with(prefix))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn shutdown_leaves_no_task_or_thread_behind() {
+    init_tracing();
+    // The server runs on its own runtime, so the test runtime holds only our tasks.
+    let server_rt = tokio::runtime::Runtime::new().unwrap();
+    let server = server_rt.block_on(TestApiServer::start()).unwrap();
+    server.seed().config_maps("a", 20).unwrap();
+    server.seed().pods("a", 5).unwrap();
+    let client_config = server.config().unwrap();
+
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(async {
+        let baseline_tasks = tokio::runtime::Handle::current().metrics().num_alive_tasks();
+        let baseline_threads = listener_threads();
+        {
+            let client = kube::Client::try_from(client_config).unwrap();
+            let factory = SharedInformerFactory::new(client, Duration::from_secs(1));
+            for _ in 0..3 {
+                factory.informer_for::<ConfigMap>().add_event_handler(ResourceEventHandlerFuncs::new()).unwrap();
+            }
+            factory.informer_for::<Pod>().add_event_handler(ResourceEventHandlerFuncs::new()).unwrap();
+            factory.start();
+            assert!(factory.wait_for_cache_sync().await.values().all(|ok| *ok));
+            assert_eq!(listener_threads(), baseline_threads + 4);
+            assert!(tokio::runtime::Handle::current().metrics().num_alive_tasks() > baseline_tasks);
+            factory.shutdown().await;
+            // Our own tasks and threads are gone the moment shutdown returns.
+            assert_eq!(listener_threads(), baseline_threads, "listener threads outlived shutdown");
+            let informer = factory.informer_for::<ConfigMap>();
+            assert!(informer.is_stopped());
+            assert!(informer.add_event_handler(ResourceEventHandlerFuncs::new()).is_err());
+        }
+        // The HTTP client's pooled connections end once the client is dropped.
+        eventually(Duration::from_secs(5), "no task left", || {
+            let alive = tokio::runtime::Handle::current().metrics().num_alive_tasks();
+            async move { alive == baseline_tasks }
+        })
+        .await;
+    });
+    server_rt.block_on(server.shutdown());
+}
