@@ -1,0 +1,367 @@
+//! The server handle: start, client, kubeconfig, restart, shutdown.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use kube::core::ApiResource;
+use parking_lot::Mutex;
+use tokio::net::{TcpListener, TcpSocket};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::error::{Error, Result};
+use crate::faults::{FaultState, Faults};
+use crate::resources::{Registry, ResourceInfo, Scope};
+use crate::seed::Seeder;
+use crate::store::Store;
+
+/// State shared by every request handler.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) registry: Registry,
+    pub(crate) store: Store,
+    pub(crate) faults: FaultState,
+    pub(crate) bookmark_interval: Duration,
+    pub(crate) token: Option<String>,
+    pub(crate) addr: Mutex<SocketAddr>,
+    /// Next index for seeded object names.
+    pub(crate) seed_seq: std::sync::atomic::AtomicU64,
+}
+
+/// Configures a [`TestApiServer`] before it starts.
+///
+/// ```no_run
+/// # async fn demo() -> kube_informers_testkit::Result<()> {
+/// use std::time::Duration;
+/// use kube_informers_testkit::TestApiServer;
+/// let server = TestApiServer::builder()
+///     .bookmark_interval(Duration::from_millis(50))
+///     .history_len(1_000)
+///     .start()
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct TestApiServerBuilder {
+    addr: SocketAddr,
+    bookmark_interval: Duration,
+    history_len: usize,
+    token: Option<String>,
+}
+
+impl Default for TestApiServerBuilder {
+    fn default() -> Self {
+        TestApiServerBuilder {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            bookmark_interval: Duration::from_secs(1),
+            history_len: 10_000,
+            token: None,
+        }
+    }
+}
+
+impl TestApiServerBuilder {
+    /// Address to bind (default `127.0.0.1:0`, an ephemeral port).
+    pub fn addr(mut self, addr: SocketAddr) -> Self {
+        self.addr = addr;
+        self
+    }
+
+    /// Interval between BOOKMARK events on watches that allow them (default 1 s;
+    /// kube-apiserver sends them about once a minute).
+    pub fn bookmark_interval(mut self, interval: Duration) -> Self {
+        self.bookmark_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How many events the history keeps for watch resume and paginated lists (default
+    /// 10,000). Older RVs get 410 Expired.
+    pub fn history_len(mut self, len: usize) -> Self {
+        self.history_len = len;
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every request (401 otherwise).
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Binds and starts serving.
+    pub async fn start(self) -> Result<TestApiServer> {
+        let shared = Arc::new(Shared {
+            registry: Registry::with_built_ins(),
+            store: Store::new(self.history_len),
+            faults: FaultState::default(),
+            bookmark_interval: self.bookmark_interval,
+            token: self.token,
+            addr: Mutex::new(self.addr),
+            seed_seq: std::sync::atomic::AtomicU64::new(0),
+        });
+        crate::api::create_default_namespaces(&shared).map_err(|e| Error::Setup(e.message))?;
+        let listener = bind(self.addr)?;
+        let addr = listener.local_addr().map_err(Error::Bind)?;
+        *shared.addr.lock() = addr;
+        let server = TestApiServer {
+            shared,
+            addr,
+            running: Mutex::new(None),
+            kubeconfig_dir: Mutex::new(None),
+        };
+        server.serve(listener);
+        tracing::debug!(%addr, "testkit apiserver listening");
+        Ok(server)
+    }
+}
+
+/// A running listener: its stop token and its tasks.
+#[derive(Debug)]
+struct Running {
+    stop: CancellationToken,
+    tasks: TaskTracker,
+}
+
+/// An in-memory Kubernetes API server on loopback.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use kube_informers_testkit::TestApiServer;
+/// let server = TestApiServer::start().await?;
+/// let client = server.client()?;
+/// let version = client.apiserver_version().await?;
+/// assert_eq!(version.major, "1");
+/// server.shutdown().await;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct TestApiServer {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    running: Mutex<Option<Running>>,
+    kubeconfig_dir: Mutex<Option<tempfile::TempDir>>,
+}
+
+fn bind(addr: SocketAddr) -> Result<TcpListener> {
+    let socket = if addr.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() }
+        .map_err(Error::Bind)?;
+    socket.set_reuseaddr(true).map_err(Error::Bind)?;
+    socket.bind(addr).map_err(Error::Bind)?;
+    socket.listen(1024).map_err(Error::Bind)
+}
+
+impl TestApiServer {
+    /// Starts a server with default settings on `127.0.0.1:0`.
+    pub async fn start() -> Result<TestApiServer> {
+        TestApiServerBuilder::default().start().await
+    }
+
+    /// A builder for non-default settings.
+    pub fn builder() -> TestApiServerBuilder {
+        TestApiServerBuilder::default()
+    }
+
+    fn serve(&self, listener: TcpListener) {
+        let stop = CancellationToken::new();
+        let tasks = TaskTracker::new();
+        let router = Router::new().fallback(crate::api::handle).with_state(self.shared.clone());
+        let accept_stop = stop.clone();
+        let conn_tasks = tasks.clone();
+        tasks.spawn(async move {
+            loop {
+                let accepted = tokio::select! {
+                    _ = accept_stop.cancelled() => break,
+                    accepted = listener.accept() => accepted,
+                };
+                let Ok((stream, _)) = accepted else { continue };
+                let _ = stream.set_nodelay(true);
+                let service = TowerToHyperService::new(router.clone());
+                let conn_stop = accept_stop.clone();
+                conn_tasks.spawn(async move {
+                    let conn = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service);
+                    tokio::select! {
+                        _ = conn => {}
+                        _ = conn_stop.cancelled() => {}
+                    }
+                });
+            }
+        });
+        tasks.close();
+        *self.running.lock() = Some(Running { stop, tasks });
+    }
+
+    async fn stop_serving(&self) {
+        let running = self.running.lock().take();
+        if let Some(running) = running {
+            running.stop.cancel();
+            running.tasks.wait().await;
+        }
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:40123`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The bearer token clients must send, if one is required.
+    pub fn token(&self) -> Option<&str> {
+        self.shared.token.as_deref()
+    }
+
+    /// A `kube::Config` for this server (default namespace `default`, bearer token set
+    /// when required). Tweak it (e.g. `default_retry = false`) and build a client with
+    /// `kube::Client::try_from(config)`.
+    ///
+    /// Note: kube's default client retries 429, 503 and 504 answers by itself (with
+    /// backoff, honouring `Retry-After`); turn `default_retry` off to observe them.
+    pub fn config(&self) -> Result<kube::Config> {
+        let uri: http::Uri =
+            self.url().parse().map_err(|e: http::uri::InvalidUri| Error::Client(e.to_string()))?;
+        let mut config = kube::Config::new(uri);
+        if let Some(token) = &self.shared.token {
+            let value = http::HeaderValue::from_str(&format!("Bearer {token}"))
+                .map_err(|e| Error::Client(e.to_string()))?;
+            config.headers.push((http::header::AUTHORIZATION, value));
+        }
+        Ok(config)
+    }
+
+    /// A `kube::Client` for this server, built from [`config`](Self::config).
+    pub fn client(&self) -> Result<kube::Client> {
+        kube::Client::try_from(self.config()?).map_err(|e| Error::Client(e.to_string()))
+    }
+
+    /// A `kube::Client` that does not retry 429/503/504 answers, so tests see them.
+    pub fn client_without_retry(&self) -> Result<kube::Client> {
+        let mut config = self.config()?;
+        config.default_retry = false;
+        kube::Client::try_from(config).map_err(|e| Error::Client(e.to_string()))
+    }
+
+    /// Writes a kubeconfig for this server into a temporary directory (kept as long as
+    /// the server) and returns its path.
+    pub fn kubeconfig(&self) -> Result<PathBuf> {
+        let mut dir = self.kubeconfig_dir.lock();
+        if dir.is_none() {
+            *dir = Some(tempfile::tempdir().map_err(Error::Kubeconfig)?);
+        }
+        let path = dir.as_ref().map(|d| d.path().join("kubeconfig")).unwrap_or_default();
+        crate::kubeconfig::write(&path, &self.url(), self.token())?;
+        Ok(path)
+    }
+
+    /// Writes a kubeconfig for this server to `path`.
+    pub fn write_kubeconfig(&self, path: &std::path::Path) -> Result<()> {
+        crate::kubeconfig::write(path, &self.url(), self.token())
+    }
+
+    /// Fault injection for this server.
+    pub fn faults(&self) -> Faults<'_> {
+        Faults { shared: &self.shared }
+    }
+
+    /// Bulk seeding straight into storage.
+    pub fn seed(&self) -> Seeder<'_> {
+        Seeder { shared: &self.shared }
+    }
+
+    /// Shortcut for [`Faults::compact`].
+    pub fn compact(&self) {
+        self.faults().compact();
+    }
+
+    /// Shortcut for [`Faults::request_count`].
+    pub fn request_count(&self, verb: &str, resource: &str) -> u64 {
+        self.faults().request_count(verb, resource)
+    }
+
+    /// Shortcut for [`Faults::deny`].
+    pub fn deny(&self, resource: &str) {
+        self.faults().deny(resource);
+    }
+
+    /// Shortcut for [`Faults::allow`].
+    pub fn allow(&self, resource: &str) {
+        self.faults().allow(resource);
+    }
+
+    /// Shortcut for [`Faults::fail_next`].
+    pub fn fail_next(
+        &self,
+        verb: &str,
+        resource: &str,
+        n: u64,
+        failure: impl Into<crate::InjectedFailure>,
+    ) {
+        self.faults().fail_next(verb, resource, n, failure);
+    }
+
+    /// The latest resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.shared.store.lock().current_rv()
+    }
+
+    /// Changes how many events the history keeps (trimming it now if shorter).
+    pub fn set_history_len(&self, len: usize) {
+        self.shared.store.lock().set_history_len(len);
+    }
+
+    /// Number of stored objects of `resource` (plural, `plural.group`, kind or short name).
+    pub fn object_count(&self, resource: &str) -> usize {
+        self.shared
+            .registry
+            .find(resource)
+            .map_or(0, |info| self.shared.store.lock().count(&info.group_resource()))
+    }
+
+    /// Serves a custom resource described by a kube [`ApiResource`], as if its CRD had
+    /// been created.
+    pub fn register_api_resource(&self, resource: &ApiResource, scope: Scope) {
+        self.shared.registry.register(crate::resources::from_api_resource(resource, scope));
+    }
+
+    /// Serves every served version of a CRD object (JSON of a
+    /// `CustomResourceDefinition`) without storing the CRD itself. Creating the CRD
+    /// through the API registers it too.
+    pub fn register_crd(&self, crd: &serde_json::Value) -> Result<Vec<ResourceInfo>> {
+        let infos = crate::resources::from_crd(crd).ok_or(Error::InvalidCrd)?;
+        for info in &infos {
+            self.shared.registry.register(info.clone());
+        }
+        Ok(infos)
+    }
+
+    /// Drops every connection (open watches included) and listens again on the same
+    /// port. Storage is kept and the resourceVersion continues.
+    pub async fn restart(&self) -> Result<()> {
+        self.shared.faults.drop_watches();
+        self.stop_serving().await;
+        let listener = bind(self.addr)?;
+        self.serve(listener);
+        Ok(())
+    }
+
+    /// Stops serving; every task of the server has ended when this returns.
+    pub async fn shutdown(self) {
+        self.shared.faults.drop_watches();
+        self.stop_serving().await;
+    }
+}
+
+impl Drop for TestApiServer {
+    fn drop(&mut self) {
+        if let Some(running) = self.running.lock().take() {
+            running.stop.cancel();
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! Watch: newline-delimited JSON events over a chunked HTTP response.
+
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use http::{HeaderValue, StatusCode, header};
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, Interval, MissedTickBehavior, Sleep};
+use tokio_util::sync::CancellationToken;
+
+use crate::api::Target;
+use crate::list::{Filter, parse_rv};
+use crate::object::StoredObject;
+use crate::resources::ResourceInfo;
+use crate::server::Shared;
+use crate::status::{ApiError, ApiResult};
+use crate::store::{EventType, WatchMsg, WatchStart};
+
+/// The annotation marking the end of a streaming list's initial events.
+const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+/// Something queued for output.
+enum Out {
+    Msg(WatchMsg),
+    Bookmark { rv: u64, initial_end: bool },
+}
+
+/// Serves a watch request.
+pub(crate) fn watch(
+    shared: &Arc<Shared>,
+    target: &Target,
+    query: &HashMap<String, String>,
+) -> ApiResult<Response> {
+    let info = target.info.clone();
+    let filter = Filter::from_query(query)?;
+    let bookmarks = query.get("allowWatchBookmarks").is_some_and(|v| v == "true" || v == "1");
+    let send_initial = query.get("sendInitialEvents").map(String::as_str);
+    let rv = query.get("resourceVersion").map_or("", String::as_str);
+    let rv_match = query.get("resourceVersionMatch").map_or("", String::as_str);
+    let timeout = match query.get("timeoutSeconds").map(String::as_str) {
+        None | Some("") | Some("0") => None,
+        Some(t) => Some(Duration::from_secs(
+            t.parse()
+                .map_err(|_| ApiError::bad_request(format!("invalid timeoutSeconds {t:?}")))?,
+        )),
+    };
+    let streaming = match send_initial {
+        Some("true") => {
+            if rv_match != "NotOlderThan" {
+                return Err(ApiError::new(
+                    422,
+                    "Invalid",
+                    "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
+                ));
+            }
+            if !bookmarks {
+                return Err(ApiError::new(
+                    422,
+                    "Invalid",
+                    "sendInitialEvents: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true",
+                ));
+            }
+            true
+        }
+        Some("false") | None => false,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!("invalid sendInitialEvents {other:?}")));
+        }
+    };
+    let start = match rv {
+        _ if streaming => WatchStart::CurrentState,
+        "" | "0" => WatchStart::CurrentState,
+        rv => WatchStart::After(parse_rv(rv)?),
+    };
+    let mut queue = VecDeque::new();
+    let registered = {
+        let mut store = shared.store.lock();
+        let current = store.current_rv();
+        if streaming && !rv.is_empty() && parse_rv(rv)? > current {
+            return Err(ApiError::too_large_rv());
+        }
+        store.watch(&info.group_resource(), target.namespace.as_deref(), start).map(
+            |(initial, rx)| {
+                queue.extend(initial.into_iter().map(Out::Msg));
+                if streaming {
+                    queue.push_back(Out::Bookmark { rv: current, initial_end: true });
+                }
+                rx
+            },
+        )
+    };
+    let rx = match registered {
+        Ok(rx) => rx,
+        Err(err) => {
+            // The apiserver answers a too-old watch with 200 and one ERROR event.
+            let line =
+                event_line("ERROR", &serde_json::to_vec(&err.to_status()).unwrap_or_default());
+            shared.faults.on_watch_event();
+            return Ok(stream_response(Body::from(line)));
+        }
+    };
+    let interval = shared.bookmark_interval;
+    let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
+    ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let state = WatchStream {
+        shared: shared.clone(),
+        info,
+        namespace: target.namespace.clone(),
+        filter,
+        queue,
+        rx,
+        ticker: bookmarks.then_some(ticker),
+        deadline: timeout.map(|t| Box::pin(tokio::time::sleep(t))),
+        token: shared.faults.watch_token(),
+    };
+    let stream = futures::stream::unfold(state, |mut state| async move {
+        let chunk = state.next_chunk().await?;
+        state.shared.faults.on_watch_event();
+        Some((Ok::<_, Infallible>(chunk), state))
+    });
+    Ok(stream_response(Body::from_stream(stream)))
+}
+
+fn stream_response(body: Body) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::OK;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn event_line(kind: &str, object: &[u8]) -> Bytes {
+    let mut line = Vec::with_capacity(object.len() + 32);
+    line.extend_from_slice(b"{\"type\":\"");
+    line.extend_from_slice(kind.as_bytes());
+    line.extend_from_slice(b"\",\"object\":");
+    line.extend_from_slice(object);
+    line.extend_from_slice(b"}\n");
+    Bytes::from(line)
+}
+
+/// Why a watch woke up.
+enum Wake {
+    Stop,
+    Msg(WatchMsg),
+    Bookmark,
+}
+
+/// One open watch.
+struct WatchStream {
+    shared: Arc<Shared>,
+    info: Arc<ResourceInfo>,
+    namespace: Option<String>,
+    filter: Filter,
+    queue: VecDeque<Out>,
+    rx: mpsc::UnboundedReceiver<WatchMsg>,
+    ticker: Option<Interval>,
+    deadline: Option<Pin<Box<Sleep>>>,
+    token: CancellationToken,
+}
+
+impl WatchStream {
+    async fn next_chunk(&mut self) -> Option<Bytes> {
+        loop {
+            if self.token.is_cancelled() {
+                return None;
+            }
+            if let Some(out) = self.queue.pop_front() {
+                match self.render(out) {
+                    Some(line) => return Some(line),
+                    None => continue,
+                }
+            }
+            let Self { rx, ticker, deadline, token, .. } = self;
+            let deadline = async {
+                match deadline.as_mut() {
+                    Some(d) => d.as_mut().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let tick = async {
+                match ticker.as_mut() {
+                    Some(t) => {
+                        t.tick().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            let wake = tokio::select! {
+                biased;
+                _ = token.cancelled() => Wake::Stop,
+                _ = deadline => Wake::Stop,
+                msg = rx.recv() => msg.map_or(Wake::Stop, Wake::Msg),
+                _ = tick => Wake::Bookmark,
+            };
+            match wake {
+                Wake::Stop => return None,
+                Wake::Msg(msg) => self.queue.push_back(Out::Msg(msg)),
+                Wake::Bookmark => {
+                    // Every event at or below the current RV is already in the channel, so
+                    // draining it first keeps the bookmark after the events it covers.
+                    let store = self.shared.store.lock();
+                    let rv = store.current_rv();
+                    while let Ok(msg) = self.rx.try_recv() {
+                        self.queue.push_back(Out::Msg(msg));
+                    }
+                    drop(store);
+                    self.queue.push_back(Out::Bookmark { rv, initial_end: false });
+                }
+            }
+        }
+    }
+
+    fn in_scope(&self, object: &StoredObject) -> bool {
+        self.namespace.as_deref().is_none_or(|ns| object.meta.namespace == ns)
+    }
+
+    /// Renders one queued item, applying namespace and selector filters the way the
+    /// watch cache does: an object that starts or stops matching is ADDED or DELETED.
+    fn render(&self, out: Out) -> Option<Bytes> {
+        match out {
+            Out::Bookmark { rv, initial_end } => {
+                let mut metadata =
+                    json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
+                if initial_end {
+                    metadata["annotations"] = json!({INITIAL_EVENTS_END: "true"});
+                }
+                let object = json!({"kind": self.info.kind, "apiVersion": self.info.api_version(), "metadata": metadata});
+                Some(event_line("BOOKMARK", &serde_json::to_vec(&object).unwrap_or_default()))
+            }
+            Out::Msg(WatchMsg::Raw(line)) => Some(line),
+            Out::Msg(WatchMsg::Initial(object)) => (self.in_scope(&object)
+                && self.filter.matches(&object))
+            .then(|| event_line("ADDED", &object.json())),
+            Out::Msg(WatchMsg::Event(event)) => {
+                if !self.in_scope(&event.object) {
+                    return None;
+                }
+                let now = self.filter.matches(&event.object);
+                let kind = match event.kind {
+                    EventType::Modified if !self.filter.is_empty() => {
+                        let before = event.prev.as_ref().is_some_and(|p| self.filter.matches(p));
+                        match (before, now) {
+                            (true, true) => EventType::Modified,
+                            (false, true) => EventType::Added,
+                            (true, false) => EventType::Deleted,
+                            (false, false) => return None,
+                        }
+                    }
+                    kind if now => kind,
+                    _ => return None,
+                };
+                Some(event_line(kind.as_str(), &event.object.json()))
+            }
+        }
+    }
+}
