@@ -1,0 +1,101 @@
+//! `cargo run -p codegen` regenerates `informers/src/generated/`;
+//! `cargo run -p codegen -- --check` fails, naming every stale, missing or extra file, when
+//! it is not current.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use codegen::{discover, emit, output, plan};
+
+fn main() -> ExitCode {
+    let mut check = false;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--check" => check = true,
+            "-h" | "--help" => {
+                println!("usage: cargo run -p codegen [-- --check]");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("codegen: unknown argument {other:?} (try --help)");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match run(check) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(err) => {
+            eprintln!("codegen: error: {err}");
+            let mut source = std::error::Error::source(err.as_ref());
+            while let Some(cause) = source {
+                eprintln!("  caused by: {cause}");
+                source = cause.source();
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_owned).unwrap_or_default()
+}
+
+/// Returns whether the generated directory is (now) current.
+fn run(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
+    let root = workspace_root();
+    let src = discover::locate_k8s_openapi(&root.join("Cargo.toml"))?;
+    let model = discover::discover(&src)?;
+    let plan = plan::Plan::new(&model)?;
+    let files = emit::emit(&plan)?;
+
+    let latest = model.latest().ok_or("k8s-openapi ships no Kubernetes version")?;
+    let listable = model.resources_in(latest).count();
+    let informers =
+        plan.resources().filter(|(_, _, r)| r.resource.kube_versions.contains(&latest)).count();
+    println!(
+        "codegen: k8s-openapi at {}: Kubernetes {}..={}; in {latest} (latest): {listable} listable resources, \
+         {informers} watchable with informers; {} resources across all versions, {} files",
+        src.display(),
+        model.earliest().map(|v| v.to_string()).unwrap_or_default(),
+        latest,
+        plan.resources().count(),
+        files.len(),
+    );
+    for skipped in &plan.not_watchable {
+        println!(
+            "codegen: no informer for {} ({}): cannot be watched",
+            skipped.kind,
+            skipped.api_version()
+        );
+    }
+
+    let dir = root.join("informers/src/generated");
+    if check {
+        let differences = output::check(&dir, &files)?;
+        for difference in &differences {
+            eprintln!("codegen: {difference}");
+        }
+        if differences.is_empty() {
+            println!("codegen: {} is current", dir.display());
+        } else {
+            eprintln!(
+                "codegen: {} differences; run `cargo run -p codegen` (or `make generate`)",
+                differences.len()
+            );
+        }
+        Ok(differences.is_empty())
+    } else {
+        let changed = output::write(&dir, &files)?;
+        for difference in &changed {
+            match difference {
+                output::Difference::Extra(path) => println!("codegen: removed {path}"),
+                output::Difference::Stale(path) | output::Difference::Missing(path) => {
+                    println!("codegen: wrote   {path}")
+                }
+            }
+        }
+        println!("codegen: wrote {} ({} files changed)", dir.display(), changed.len());
+        Ok(true)
+    }
+}

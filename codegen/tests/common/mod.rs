@@ -1,0 +1,33 @@
+//! The real k8s-openapi model the workspace locks, shared by the integration tests.
+// Each test crate uses a subset of these helpers.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use codegen::model::{ApiResource, KubeVersion, Model};
+
+pub(crate) fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+pub(crate) fn real_model() -> Model {
+    let src = codegen::discover::locate_k8s_openapi(&workspace_root().join("Cargo.toml")).unwrap();
+    codegen::discover::discover(&src).unwrap()
+}
+
+pub(crate) fn find<'a>(
+    model: &'a Model,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> &'a ApiResource {
+    model
+        .resources
+        .iter()
+        .find(|r| r.group == group && r.version == version && r.kind == kind)
+        .unwrap_or_else(|| panic!("{group}/{version} {kind} not discovered"))
+}
+
+pub(crate) fn minors(versions: &std::collections::BTreeSet<KubeVersion>) -> Vec<u32> {
+    versions.iter().map(|v| v.minor).collect()
+}
