@@ -1,0 +1,71 @@
+//! Informers of whole objects of any resource, as [`DynamicObject`] (client-go's
+//! `dynamicinformer`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::core::DynamicObject;
+use kube::{Api, Client};
+
+use super::builder::DynamicFactoryBuilder;
+use super::factory::GenericInformerFactory;
+use crate::reflector::{ApiListerWatcher, ListerWatcher, TweakListParams};
+
+/// Shared informers of whole objects for any GroupVersionResource (client-go's
+/// `DynamicSharedInformerFactory`).
+///
+/// ```no_run
+/// # use std::time::Duration;
+/// # use kube::core::{GroupVersionResource, Selector};
+/// # use kube_informers_runtime::dynamic::DynamicSharedInformerFactory;
+/// # #[allow(dead_code)]
+/// # async fn doc(client: kube::Client) {
+/// let factory = DynamicSharedInformerFactory::new(client, Duration::ZERO);
+/// let widgets = factory.for_resource(&GroupVersionResource::gvr("example.com", "v1", "widgets"));
+/// factory.start();
+/// let synced = factory.wait_for_cache_sync().await;
+/// assert!(synced.values().all(|ok| *ok));
+/// let in_prod = widgets.lister().by_namespace("prod").list(&Selector::default());
+/// # let _ = in_prod;
+/// factory.shutdown().await;
+/// # }
+/// ```
+pub type DynamicSharedInformerFactory = GenericInformerFactory<DynamicObject>;
+
+/// Builds a [`DynamicSharedInformerFactory`].
+pub type DynamicSharedInformerFactoryBuilder = DynamicFactoryBuilder<DynamicObject>;
+
+fn dynamic_lister_watcher(
+    api: Api<DynamicObject>,
+    tweak: Option<TweakListParams>,
+) -> Arc<dyn ListerWatcher<DynamicObject>> {
+    let lister_watcher = ApiListerWatcher::new(api);
+    Arc::new(match tweak {
+        Some(tweak) => lister_watcher.with_tweak(tweak),
+        None => lister_watcher,
+    })
+}
+
+impl GenericInformerFactory<DynamicObject> {
+    /// A factory over all namespaces whose handlers resync every `default_resync` (zero:
+    /// never) (client-go's `NewDynamicSharedInformerFactory`).
+    pub fn new(client: Client, default_resync: Duration) -> Self {
+        Self::builder(client).default_resync(default_resync).build()
+    }
+
+    /// A factory limited to `namespace` (`None`: all) whose lists and watches go through
+    /// `tweak` (client-go's `NewFilteredDynamicSharedInformerFactory`).
+    pub fn filtered(
+        client: Client,
+        default_resync: Duration,
+        namespace: Option<String>,
+        tweak: Option<TweakListParams>,
+    ) -> Self {
+        Self::builder(client).default_resync(default_resync).filter(namespace, tweak).build()
+    }
+
+    /// A builder for a factory with more options (a transform, reflector settings).
+    pub fn builder(client: Client) -> DynamicSharedInformerFactoryBuilder {
+        DynamicFactoryBuilder::new(client, dynamic_lister_watcher)
+    }
+}
