@@ -41,3 +41,14 @@ pub use informer::{
     SharedIndexInformer, new_filtered_informer,
 };
 pub use reflector::TweakListParams;
+
+pub mod dynamic;
+
+pub use dynamic::{
+    DynamicSharedInformerFactory, GenericInformer, GenericLister, GenericNamespaceLister,
+    MetadataObject, MetadataSharedInformerFactory,
+};
+
+pub mod workqueue;
+
+pub use workqueue::{DelayingQueue, RateLimitingQueue, WorkQueue};
