@@ -147,3 +147,28 @@ pub fn init_tracing() {
         .with_test_writer()
         .try_init();
 }
+
+/// A `CustomResourceDefinition` (JSON) serving `plural.group/v1` with a schema that keeps
+/// every field; `namespaced` picks the scope. For dynamic-informer tests.
+pub fn crd_json(group: &str, kind: &str, plural: &str, namespaced: bool) -> serde_json::Value {
+    let singular = kind.to_lowercase();
+    serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.{group}")},
+        "spec": {
+            "group": group,
+            "scope": if namespaced { "Namespaced" } else { "Cluster" },
+            "names": {"kind": kind, "plural": plural, "singular": singular, "listKind": format!("{kind}List")},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
+        },
+    })
+}
+
+/// The process's peak resident set size in KiB (`VmHWM` in `/proc/self/status`), if known.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

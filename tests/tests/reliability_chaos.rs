@@ -1,0 +1,343 @@
+//! Convergence under chaos: a seeded random schedule of testkit faults (dropped watches,
+//! watches cut after N events, 410 compactions, bursts of 500 and 429, restarts, latency)
+//! runs while a workload creates, updates and deletes ConfigMaps in three namespaces. Once the
+//! faults are cleared, the informer's cache, the server's state and a model rebuilt only from
+//! handler callbacks must match exactly (keys and resourceVersions).
+//!
+//! `make test` runs 200 seeds (four batches of 50, one server per batch; each seed gets its own
+//! factory and a `chaos-seed=<n>` label selector so seeds never see each other's objects).
+//! `CHAOS_SEED_START` and `CHAOS_SEEDS` override the range (`make soak` runs 10,000); a failing
+//! seed prints a one-line replay command.
+//!
+//! client-go: the behaviours exercised are reflector.go's relist on "too old resource version"
+//! and on watch errors, delta_fifo.go Replace's `DeletedFinalStateUnknown` tombstones, and
+//! shared_informer.go's notification of every change to every handler.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::reflector::{BackoffConfig, ReflectorConfig};
+use kube_informers_testkit::{InjectedFailure, TestApiServer};
+use kube_informers_tests::{CallbackModel, Recorder, cache_model, init_tracing, peak_rss_kib};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Seeds per test function in `make test` (four functions: 200 seeds).
+const SEEDS_PER_BATCH: u64 = 50;
+/// Test functions that split the seed range between them.
+const BATCHES: u64 = 4;
+/// Steps (workload operations and faults) per seed.
+const STEPS_PER_SEED: usize = 40;
+/// How long a seed may take to converge once the faults are cleared.
+const CONVERGE_WITHIN: Duration = Duration::from_secs(30);
+const NAMESPACES: [&str; 3] = ["chaos-a", "chaos-b", "chaos-c"];
+
+/// The kinds of fault the schedule injects, for the summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Fault {
+    DropWatches,
+    CutWatchAfter,
+    Compact,
+    Burst500,
+    Burst429,
+    Restart,
+    Latency,
+}
+
+/// What one batch did.
+#[derive(Debug, Default)]
+struct Summary {
+    seeds: u64,
+    faults: BTreeMap<String, u64>,
+    workload_ops: u64,
+    events_applied: u64,
+    divergences: u64,
+}
+
+impl Summary {
+    fn line(&self, elapsed: Duration) -> String {
+        let total: u64 = self.faults.values().sum();
+        let by_kind: Vec<String> = self.faults.iter().map(|(k, n)| format!("{k}={n}")).collect();
+        format!(
+            "chaos summary: seeds={} faults={} ({}) workload_ops={} events_applied={} divergences={} elapsed={:.1}s peak_rss={}KiB",
+            self.seeds,
+            total,
+            by_kind.join(" "),
+            self.workload_ops,
+            self.events_applied,
+            self.divergences,
+            elapsed.as_secs_f64(),
+            peak_rss_kib().unwrap_or(0)
+        )
+    }
+}
+
+/// Prints the replay command if the seed's test body panics.
+struct ReplayOnPanic(u64);
+
+impl Drop for ReplayOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!(
+                "chaos seed {seed} failed; replay with: CHAOS_SEED_START={seed} CHAOS_SEEDS=1 \
+                 cargo nextest run -p kube-informers-tests --test reliability_chaos --no-capture",
+                seed = self.0
+            );
+        }
+    }
+}
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name)
+        .ok()
+        .map(|v| v.parse().unwrap_or_else(|_| panic!("{name}={v} is not a number")))
+}
+
+/// The seeds batch `batch` runs: its share of `CHAOS_SEEDS` (default 200) from `CHAOS_SEED_START`.
+fn seeds_of(batch: u64) -> std::ops::Range<u64> {
+    let start = env_u64("CHAOS_SEED_START").unwrap_or(0);
+    let count = env_u64("CHAOS_SEEDS").unwrap_or(SEEDS_PER_BATCH * BATCHES);
+    let share = count.div_ceil(BATCHES);
+    let from = (start + batch * share).min(start + count);
+    let to = (from + share).min(start + count);
+    from..to
+}
+
+fn chaos_reflector_config() -> ReflectorConfig {
+    ReflectorConfig {
+        name: "chaos".into(),
+        // Small pages so relists paginate and a compaction can expire a continue token.
+        page_size: 7,
+        backoff: BackoffConfig {
+            initial: Duration::from_millis(5),
+            max: Duration::from_millis(100),
+            ..BackoffConfig::default()
+        },
+        ..ReflectorConfig::default()
+    }
+}
+
+async fn run_batch(batch: u64) {
+    init_tracing();
+    let seeds = seeds_of(batch);
+    if seeds.is_empty() {
+        return;
+    }
+    let started = Instant::now();
+    let server = TestApiServer::builder()
+        .bookmark_interval(Duration::from_millis(50))
+        .start()
+        .await
+        .unwrap();
+    let clean = server.client().unwrap();
+    let ns_api = Api::<k8s_openapi::api::core::v1::Namespace>::all(clean.clone());
+    for ns in NAMESPACES {
+        let mut namespace = k8s_openapi::api::core::v1::Namespace::default();
+        namespace.metadata.name = Some(ns.into());
+        ns_api.create(&PostParams::default(), &namespace).await.unwrap();
+    }
+    let mut summary = Summary::default();
+    for seed in seeds {
+        let _guard = ReplayOnPanic(seed);
+        run_seed(&server, seed, &mut summary).await;
+    }
+    println!("batch {batch}: {}", summary.line(started.elapsed()));
+    assert_eq!(summary.divergences, 0);
+    server.shutdown().await;
+}
+
+async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let label = format!("chaos-seed={seed}");
+    let informer_client = server.client_without_retry().unwrap();
+    let selector = label.clone();
+    let factory = SharedInformerFactory::builder(informer_client)
+        .reflector_config(chaos_reflector_config())
+        .tweak_list_params(move |lp| lp.label_selector = Some(selector.clone()))
+        .build();
+    let informer = factory.informer_for::<ConfigMap>();
+    let (recorder, mut events) = Recorder::new();
+    informer.add_event_handler(recorder).unwrap();
+
+    // Some objects exist before the informer starts, so the initial list has content.
+    let workload = server.client().unwrap();
+    let mut live: Vec<(String, String)> = Vec::new();
+    let mut next_name = 0u32;
+    for _ in 0..rng.random_range(0..6) {
+        create(&workload, seed, &mut rng, &mut live, &mut next_name).await;
+        summary.workload_ops += 1;
+    }
+    factory.start();
+
+    let mut latency_steps = 0u32;
+    for _ in 0..STEPS_PER_SEED {
+        if latency_steps > 0 {
+            latency_steps -= 1;
+            if latency_steps == 0 {
+                server.faults().set_latency(None);
+            }
+        }
+        if rng.random_bool(0.3) {
+            let fault = inject_fault(server, &mut rng, &mut latency_steps).await;
+            *summary.faults.entry(format!("{fault:?}")).or_default() += 1;
+        } else {
+            let op = rng.random_range(0..10);
+            if live.is_empty() || op < 4 {
+                create(&workload, seed, &mut rng, &mut live, &mut next_name).await;
+            } else if op < 8 {
+                let (ns, name) = live[rng.random_range(0..live.len())].clone();
+                update(&workload, &ns, &name, &mut rng).await;
+            } else {
+                let (ns, name) = live.swap_remove(rng.random_range(0..live.len()));
+                let api = Api::<ConfigMap>::namespaced(workload.clone(), &ns);
+                let _ = api.delete(&name, &DeleteParams::default()).await;
+            }
+            summary.workload_ops += 1;
+        }
+    }
+
+    // Quiet: clear every fault, then wait for the three views to agree.
+    server.faults().set_latency(None);
+    server.faults().clear_failures();
+    server.faults().drop_watches_after(0);
+    let truth = Api::<ConfigMap>::all(workload.clone());
+    let params = ListParams::default().labels(&label);
+    let expected = loop {
+        match truth.list(&params).await {
+            Ok(list) => {
+                break cache_model(&list.items.into_iter().map(Arc::new).collect::<Vec<_>>());
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+        }
+    };
+
+    let mut model = CallbackModel::default();
+    let deadline = tokio::time::Instant::now() + CONVERGE_WITHIN;
+    let converged = loop {
+        while let Ok(event) = events.try_recv() {
+            model.apply(&event);
+            summary.events_applied += 1;
+        }
+        let cache = cache_model(&informer.get_indexer().list());
+        if cache == expected && model.objects == expected {
+            break true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            eprintln!(
+                "seed {seed} diverged:\n  server: {expected:?}\n  cache:  {cache:?}\n  model:  {:?}",
+                model.objects
+            );
+            break false;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    };
+    factory.shutdown().await;
+    summary.seeds += 1;
+    if !converged {
+        summary.divergences += 1;
+        panic!("seed {seed}: cache, server and callback model did not converge");
+    }
+}
+
+async fn inject_fault(server: &TestApiServer, rng: &mut StdRng, latency_steps: &mut u32) -> Fault {
+    let faults = server.faults();
+    let verb = if rng.random_bool(0.5) { "list" } else { "watch" };
+    match rng.random_range(0..7) {
+        0 => {
+            faults.drop_watches();
+            Fault::DropWatches
+        }
+        1 => {
+            faults.drop_watches_after(rng.random_range(1..6));
+            Fault::CutWatchAfter
+        }
+        2 => {
+            server.compact();
+            // Sometimes force the reconnect at once, so the informer meets the 410 now.
+            if rng.random_bool(0.5) {
+                faults.drop_watches();
+            }
+            Fault::Compact
+        }
+        3 => {
+            faults.fail_next(
+                verb,
+                "configmaps",
+                rng.random_range(1..4),
+                InjectedFailure::internal_error(),
+            );
+            faults.drop_watches();
+            Fault::Burst500
+        }
+        4 => {
+            // No Retry-After, so the reflector's own (small) backoff paces the retry.
+            let failure = InjectedFailure { code: 429, retry_after: None };
+            faults.fail_next(verb, "configmaps", rng.random_range(1..4), failure);
+            faults.drop_watches();
+            Fault::Burst429
+        }
+        5 => {
+            server.restart().await.unwrap();
+            Fault::Restart
+        }
+        _ => {
+            faults.set_latency(Some(Duration::from_millis(rng.random_range(1..4))));
+            *latency_steps = rng.random_range(1..6);
+            Fault::Latency
+        }
+    }
+}
+
+async fn create(
+    client: &kube::Client,
+    seed: u64,
+    rng: &mut StdRng,
+    live: &mut Vec<(String, String)>,
+    next_name: &mut u32,
+) {
+    let ns = NAMESPACES[rng.random_range(0..NAMESPACES.len())];
+    let name = format!("s{seed}-cm{next_name}");
+    *next_name += 1;
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some(name.clone());
+    cm.metadata.labels = Some([("chaos-seed".to_string(), seed.to_string())].into());
+    cm.data = Some([("v".to_string(), "0".to_string())].into());
+    let api = Api::<ConfigMap>::namespaced(client.clone(), ns);
+    // A create whose answer is lost (restart) may still have happened; the comparison is
+    // against the server's state, so the workload only tracks what it knows.
+    if api.create(&PostParams::default(), &cm).await.is_ok() {
+        live.push((ns.to_string(), name));
+    }
+}
+
+async fn update(client: &kube::Client, ns: &str, name: &str, rng: &mut StdRng) {
+    let api = Api::<ConfigMap>::namespaced(client.clone(), ns);
+    let value = rng.random_range(0..1_000_000u32).to_string();
+    let patch = serde_json::json!({"data": {"v": value}});
+    let _ =
+        api.patch(name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_converges_batch_0() {
+    run_batch(0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_converges_batch_1() {
+    run_batch(1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_converges_batch_2() {
+    run_batch(2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_converges_batch_3() {
+    run_batch(3).await;
+}
