@@ -46,7 +46,10 @@ async fn derived_informers_sync_list_and_notify() {
         tabs.create(&PostParams::default(), &cron_tab(name, "0 * * * *", tier)).await.unwrap();
     }
     let regions = Api::<Region>::all(client.clone());
-    regions.create(&PostParams::default(), &Region::new("eu-west", RegionSpec { zones: 3 })).await.unwrap();
+    regions
+        .create(&PostParams::default(), &Region::new("eu-west", RegionSpec { zones: 3 }))
+        .await
+        .unwrap();
 
     let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
     let cron_tabs = CronTabInformer::new(&factory);
@@ -75,9 +78,14 @@ async fn derived_informers_sync_list_and_notify() {
     for _ in 0..3 {
         assert!(matches!(next_event(&mut events).await, Event::Add(_, true)));
     }
-    let created = tabs.create(&PostParams::default(), &cron_tab("weekly", "0 0 * * 0", "batch")).await.unwrap();
+    let created = tabs
+        .create(&PostParams::default(), &cron_tab("weekly", "0 0 * * 0", "batch"))
+        .await
+        .unwrap();
     match next_event(&mut events).await {
-        Event::Add(obj, false) => assert_eq!(obj.metadata.resource_version, created.metadata.resource_version),
+        Event::Add(obj, false) => {
+            assert_eq!(obj.metadata.resource_version, created.metadata.resource_version)
+        }
         other => panic!("expected a live add, got {other:?}"),
     }
     let mut changed = created.clone();

@@ -13,7 +13,11 @@ use kube_informers_tests::{Event, Recorder, eventually, init_tracing, next_event
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bookmarks_advance_the_resource_version_and_resumes_do_not_relist() {
     init_tracing();
-    let server = TestApiServer::builder().bookmark_interval(Duration::from_millis(100)).start().await.unwrap();
+    let server = TestApiServer::builder()
+        .bookmark_interval(Duration::from_millis(100))
+        .start()
+        .await
+        .unwrap();
     server.seed().config_maps("apps", 20).unwrap();
     let client = server.client().unwrap();
     let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
@@ -21,7 +25,9 @@ async fn bookmarks_advance_the_resource_version_and_resumes_do_not_relist() {
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();
     factory.start();
-    assert!(factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok));
+    assert!(
+        factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok)
+    );
     for _ in 0..20 {
         assert!(matches!(next_event(&mut events).await, Event::Add(_, true)));
     }
@@ -31,7 +37,10 @@ async fn bookmarks_advance_the_resource_version_and_resumes_do_not_relist() {
     // can tell the ConfigMap informer about it.
     let mut secret = Secret::default();
     secret.metadata.name = Some("unrelated".into());
-    Api::<Secret>::namespaced(client.clone(), "apps").create(&PostParams::default(), &secret).await.unwrap();
+    Api::<Secret>::namespaced(client.clone(), "apps")
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
     let server_rv = server.resource_version();
     assert!(server_rv > synced_rv);
     eventually(Duration::from_secs(10), "a bookmark advances the last synced RV", || {
@@ -47,13 +56,20 @@ async fn bookmarks_advance_the_resource_version_and_resumes_do_not_relist() {
     server.faults().drop_watches();
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some("after-drop".into());
-    Api::<ConfigMap>::namespaced(client.clone(), "apps").create(&PostParams::default(), &cm).await.unwrap();
+    Api::<ConfigMap>::namespaced(client.clone(), "apps")
+        .create(&PostParams::default(), &cm)
+        .await
+        .unwrap();
     match next_event(&mut events).await {
         Event::Add(obj, false) => assert_eq!(obj.metadata.name.as_deref(), Some("after-drop")),
         other => panic!("expected the live add, got {other:?}"),
     }
     assert!(server.request_count("watch", "configmaps") > watches, "the watch was re-opened");
-    assert_eq!(server.request_count("list", "configmaps"), lists, "a resumed watch must not relist");
+    assert_eq!(
+        server.request_count("list", "configmaps"),
+        lists,
+        "a resumed watch must not relist"
+    );
     factory.shutdown().await;
     server.shutdown().await;
 }

@@ -39,12 +39,25 @@ async fn late_handler_sees_each_object_once_then_every_event() {
         let namespace = format!("churn-{round}");
         server.seed().config_maps(&namespace, 300).unwrap();
         let api = Api::<ConfigMap>::namespaced(client.clone(), &namespace);
-        let initial: Vec<String> =
-            api.list(&Default::default()).await.unwrap().items.into_iter().filter_map(|cm| cm.metadata.name).collect();
-        let factory = SharedInformerFactory::builder(client.clone()).namespace(namespace.clone()).build();
+        let initial: Vec<String> = api
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|cm| cm.metadata.name)
+            .collect();
+        let factory =
+            SharedInformerFactory::builder(client.clone()).namespace(namespace.clone()).build();
         let informer = factory.informer_for::<ConfigMap>();
         factory.start();
-        assert!(factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok));
+        assert!(
+            factory
+                .wait_for_cache_sync_timeout(Duration::from_secs(30))
+                .await
+                .values()
+                .all(|ok| *ok)
+        );
 
         let churner = {
             let (server, api, namespace) = (Arc::clone(&server), api.clone(), namespace.clone());
@@ -59,7 +72,13 @@ async fn late_handler_sees_each_object_once_then_every_event() {
         churner.await.unwrap();
 
         let expected = cache_model(
-            &api.list(&Default::default()).await.unwrap().items.into_iter().map(Arc::new).collect::<Vec<_>>(),
+            &api.list(&Default::default())
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .map(Arc::new)
+                .collect::<Vec<_>>(),
         );
         eventually(Duration::from_secs(30), "cache converges", || {
             let cache = cache_model(&informer.get_indexer().list());
@@ -73,7 +92,9 @@ async fn late_handler_sees_each_object_once_then_every_event() {
             while let Ok(event) = events.try_recv() {
                 // Initial adds come first, then only live events.
                 match &event {
-                    Event::Add(_, true) => assert!(initial_phase, "round {round}: initial add after live events"),
+                    Event::Add(_, true) => {
+                        assert!(initial_phase, "round {round}: initial add after live events")
+                    }
                     _ => initial_phase = false,
                 }
                 model.apply(&event);

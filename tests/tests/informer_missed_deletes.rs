@@ -23,7 +23,9 @@ async fn missed_deletes_become_tombstones_after_relist() {
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();
     factory.start();
-    assert!(factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok));
+    assert!(
+        factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok)
+    );
     let lists_before = server.request_count("list", "configmaps");
 
     // Take the watch down and keep it down while the server changes.
@@ -51,7 +53,15 @@ async fn missed_deletes_become_tombstones_after_relist() {
 
     let mut model = CallbackModel::default();
     let server_state = || async {
-        cache_model(&api.list(&Default::default()).await.unwrap().items.into_iter().map(std::sync::Arc::new).collect::<Vec<_>>())
+        cache_model(
+            &api.list(&Default::default())
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .map(std::sync::Arc::new)
+                .collect::<Vec<_>>(),
+        )
     };
     let expected = server_state().await;
     eventually(Duration::from_secs(60), "cache converges to the server", || {

@@ -33,7 +33,8 @@ fn shutdown_leaves_no_task_or_thread_behind() {
     server.seed().pods("a", 5).unwrap();
     let client_config = server.config().unwrap();
 
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
         let baseline_tasks = tokio::runtime::Handle::current().metrics().num_alive_tasks();
         let baseline_threads = listener_threads();
@@ -41,9 +42,15 @@ fn shutdown_leaves_no_task_or_thread_behind() {
             let client = kube::Client::try_from(client_config).unwrap();
             let factory = SharedInformerFactory::new(client, Duration::from_secs(1));
             for _ in 0..3 {
-                factory.informer_for::<ConfigMap>().add_event_handler(ResourceEventHandlerFuncs::new()).unwrap();
+                factory
+                    .informer_for::<ConfigMap>()
+                    .add_event_handler(ResourceEventHandlerFuncs::new())
+                    .unwrap();
             }
-            factory.informer_for::<Pod>().add_event_handler(ResourceEventHandlerFuncs::new()).unwrap();
+            factory
+                .informer_for::<Pod>()
+                .add_event_handler(ResourceEventHandlerFuncs::new())
+                .unwrap();
             factory.start();
             assert!(factory.wait_for_cache_sync().await.values().all(|ok| *ok));
             assert_eq!(listener_threads(), baseline_threads + 4);

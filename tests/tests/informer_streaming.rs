@@ -19,10 +19,13 @@ async fn streaming_list_syncs_without_a_list_request() {
     let server = TestApiServer::start().await.unwrap();
     server.seed().config_maps("stream", 700).unwrap();
     let client = server.client().unwrap();
-    let factory = SharedInformerFactory::builder(client.clone()).reflector_config(streaming()).build();
+    let factory =
+        SharedInformerFactory::builder(client.clone()).reflector_config(streaming()).build();
     let informer = factory.informer_for::<ConfigMap>();
     factory.start();
-    assert!(factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok));
+    assert!(
+        factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok)
+    );
     assert_eq!(informer.get_indexer().len(), 700);
     assert_eq!(server.request_count("list", "configmaps"), 0, "streaming mode must not list");
     assert!(server.request_count("watch", "configmaps") >= 1);
@@ -40,10 +43,14 @@ async fn streaming_list_falls_back_to_a_list_when_refused() {
     server.seed().config_maps("stream", 50).unwrap();
     // A server that rejects the streaming parameters answers the first watch with 422.
     server.fail_next("watch", "configmaps", 1, InjectedFailure { code: 422, retry_after: None });
-    let factory = SharedInformerFactory::builder(server.client().unwrap()).reflector_config(streaming()).build();
+    let factory = SharedInformerFactory::builder(server.client().unwrap())
+        .reflector_config(streaming())
+        .build();
     let informer = factory.informer_for::<ConfigMap>();
     factory.start();
-    assert!(factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok));
+    assert!(
+        factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok)
+    );
     assert_eq!(informer.get_indexer().len(), 50);
     assert!(server.request_count("list", "configmaps") >= 1, "the fallback lists");
     factory.shutdown().await;

@@ -12,7 +12,9 @@ use k8s_openapi::api::rbac::v1::ClusterRole;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 use kube::core::{ObjectMeta, Resource};
-use kube_informers::{GroupVersionResource, InformerScope, Selector, SharedInformerFactory, labels};
+use kube_informers::{
+    GroupVersionResource, InformerScope, Selector, SharedInformerFactory, labels,
+};
 use kube_informers_testkit::TestApiServer;
 use kube_informers_tests::init_tracing;
 use serde_json::json;
@@ -28,7 +30,11 @@ fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
 
 async fn create<K>(client: &kube::Client, obj: K)
 where
-    K: Resource<DynamicType = ()> + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+    K: Resource<DynamicType = ()>
+        + Clone
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
     K::Scope: InformerScope,
 {
     let api: Api<K> = K::Scope::api(client.clone(), obj.meta().namespace.as_deref());
@@ -45,7 +51,11 @@ async fn seven_generated_informers_sync_and_list() {
     create(&client, Node { metadata: meta("node-1", None), ..Node::default() }).await;
     create(&client, Job { metadata: meta("backup", Some("prod")), ..Job::default() }).await;
     create(&client, ClusterRole { metadata: meta("reader", None), ..ClusterRole::default() }).await;
-    create(&client, NetworkPolicy { metadata: meta("deny-all", Some("prod")), ..NetworkPolicy::default() }).await;
+    create(
+        &client,
+        NetworkPolicy { metadata: meta("deny-all", Some("prod")), ..NetworkPolicy::default() },
+    )
+    .await;
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -84,7 +94,11 @@ async fn seven_generated_informers_sync_and_list() {
     let synced = factory.wait_for_cache_sync_timeout(Duration::from_secs(60)).await;
     assert_eq!(synced.len(), 7);
     assert!(synced.values().all(|ok| *ok), "{synced:?}");
-    assert!(synced.contains_key(&GroupVersionResource::gvr("networking.k8s.io", "v1", "networkpolicies")));
+    assert!(synced.contains_key(&GroupVersionResource::gvr(
+        "networking.k8s.io",
+        "v1",
+        "networkpolicies"
+    )));
 
     let everything = Selector::default();
     let team_a = labels::parse("team=a").unwrap();
