@@ -19,11 +19,13 @@ build-k8s-versions:
 	$(CARGO) build -p kube-informers --features k8s-openapi/earliest
 	$(CARGO) build -p kube-informers --features k8s-openapi/latest
 
+# Benches are harness-less binaries and examples are programs: both are built, not listed.
 test-unit:
+	$(CARGO) build --workspace --examples --benches
 ifeq ($(NEXTEST),yes)
-	$(CARGO) nextest run --workspace --all-targets --no-fail-fast
+	$(CARGO) nextest run --workspace --lib --bins --tests --no-fail-fast
 else
-	$(CARGO) test --workspace --all-targets --no-fail-fast
+	$(CARGO) test --workspace --lib --bins --tests --no-fail-fast
 endif
 
 test-doc:
