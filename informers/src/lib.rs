@@ -36,6 +36,36 @@
 //! binary enables one of k8s-openapi's version features. Groups, versions and resources
 //! that version lacks are absent from the build.
 //!
+//! # Custom resources
+//!
+//! `#[derive(Informer)]` (feature `derive`, on by default) gives a CRD the same shape:
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use kube::CustomResource;
+//! use kube_informers::{Informer, Selector, SharedInformerFactory};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(CustomResource, Informer, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+//! #[kube(group = "example.com", version = "v1", kind = "Foo", namespaced)]
+//! pub struct FooSpec {
+//!     replicas: u32,
+//! }
+//!
+//! # async fn doc(client: kube::Client) {
+//! let factory = SharedInformerFactory::new(client, Duration::ZERO);
+//! let foos = FooInformer::new(&factory);
+//! let informer = foos.informer(); // the factory's one watch of `Foo`
+//! factory.start();
+//! factory.wait_for_cache_sync().await;
+//! let web: Option<std::sync::Arc<Foo>> = foos.lister().foos("prod").get("web");
+//! let all = foos.lister().list(&Selector::default());
+//! # let _ = (informer, web, all);
+//! # }
+//! # let _ = doc;
+//! ```
+//!
 //! # API groups
 //!
 //! Accessors on [`SharedInformerFactory`], newest Kubernetes version k8s-openapi ships:

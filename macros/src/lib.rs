@@ -29,7 +29,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// plural = "...", namespaced, root = "...")]`; both attributes may be used together as
 /// long as they agree.
 ///
-/// ```no_run
+/// ```ignore
 /// use std::time::Duration;
 /// use kube::CustomResource;
 /// use kube_informers::{Informer, Selector, SharedInformerFactory};
@@ -53,6 +53,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// # let _ = (informer, web, all);
 /// # }
 /// ```
+///
+/// (The same example is compiled as a doctest in the `kube-informers` crate docs; the UI
+/// tests here must not depend on that crate, so it is not compiled here.)
 ///
 /// # What it generates
 ///
