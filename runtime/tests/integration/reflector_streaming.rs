@@ -1,10 +1,8 @@
 //! The reflector's opt-in streaming-list mode (client-go's WatchListClient feature).
 
-mod reflector_support;
-
+use crate::reflector_support::*;
 use kube::core::WatchEvent;
 use kube_informers_runtime::reflector::ReflectorConfig;
-use reflector_support::*;
 
 fn streaming() -> ReflectorConfig {
     ReflectorConfig { streaming_list: true, ..config() }

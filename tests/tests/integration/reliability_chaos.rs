@@ -84,7 +84,7 @@ impl Drop for ReplayOnPanic {
         if std::thread::panicking() {
             eprintln!(
                 "chaos seed {seed} failed; replay with: CHAOS_SEED_START={seed} CHAOS_SEEDS=1 \
-                 cargo nextest run -p kube-informers-tests --test reliability_chaos --no-capture",
+                 cargo nextest run -p kube-informers-tests --test integration --no-capture reliability_chaos::",
                 seed = self.0
             );
         }

@@ -1,10 +1,8 @@
 //! The reflector's list stage: pagination, resource versions and the pager's fallbacks.
 
-mod reflector_support;
-
+use crate::reflector_support::*;
 use kube::api::VersionMatch;
 use kube_informers_runtime::reflector::ReflectorConfig;
-use reflector_support::*;
 
 #[tokio::test(start_paused = true)]
 async fn first_list_is_paginated_at_resource_version_zero_then_watches() {

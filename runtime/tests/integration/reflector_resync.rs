@@ -1,7 +1,5 @@
 //! The reflector's resync timer.
 
-mod reflector_support;
-
 use std::{
     sync::{
         Arc,
@@ -10,8 +8,8 @@ use std::{
     time::Duration,
 };
 
+use crate::reflector_support::*;
 use kube_informers_runtime::reflector::ReflectorConfig;
-use reflector_support::*;
 use tokio::time::Instant;
 
 fn resyncs(h: &Harness) -> usize {

@@ -1,12 +1,10 @@
 //! The reflector's backoff: failed lists and watches are retried with exponential
 //! delays (800 ms doubling to 30 s), measured on the paused clock.
 
-mod reflector_support;
-
 use std::time::Duration;
 
+use crate::reflector_support::*;
 use kube::core::WatchEvent;
-use reflector_support::*;
 use tokio::time::Instant;
 
 fn list_instants(h: &Harness) -> Vec<Instant> {

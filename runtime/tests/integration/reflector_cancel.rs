@@ -1,12 +1,10 @@
 //! `Reflector::run` returns promptly when cancelled, whatever it is waiting for.
 
-mod reflector_support;
-
 use std::{sync::Arc, time::Duration};
 
+use crate::reflector_support::*;
 use k8s_openapi::api::core::v1::Pod;
 use kube_informers_runtime::reflector::{BoxError, Reflector, ReflectorStore};
-use reflector_support::*;
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test(start_paused = true)]

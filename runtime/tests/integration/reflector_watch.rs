@@ -1,11 +1,9 @@
 //! The reflector's watch stage: events, bookmarks, resumption and relists.
 
-mod reflector_support;
-
 use std::time::Duration;
 
+use crate::reflector_support::*;
 use kube::core::WatchEvent;
-use reflector_support::*;
 
 fn listed() -> FakeListerWatcher {
     FakeListerWatcher::new().list(Ok(page(vec![pod("a", "1"), pod("b", "2")], "100", None)))

@@ -2,7 +2,7 @@
 //! `<deployment>-info` ConfigMap, leaves a matching one alone, rewrites it when the
 //! Deployment scales, and deletes it once the Deployment is gone.
 
-#[path = "../examples/controller/reconcile.rs"]
+#[path = "../../examples/controller/reconcile.rs"]
 mod reconcile;
 
 use std::time::Duration;

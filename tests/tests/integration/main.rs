@@ -1,0 +1,22 @@
+//! Integration tests of `kube-informers-tests`, in one binary: each module is one area.
+//! One binary links the dependencies once, which keeps CI's build time and disk use down.
+
+mod crd_derive;
+mod dynamic_metadata;
+mod dynamic_remove;
+mod dynamic_sync;
+mod dynamic_sync_map;
+mod informer_bookmarks;
+mod informer_late_handler;
+mod informer_missed_deletes;
+mod informer_rbac;
+mod informer_shutdown;
+mod informer_streaming;
+mod informer_sync;
+mod reliability_bad_input;
+mod reliability_chaos;
+mod reliability_handlers;
+mod reliability_load;
+mod reliability_secrets;
+mod reliability_soak;
+mod typed_informers;
