@@ -22,16 +22,18 @@ build-k8s-versions:
 	$(CARGO) check -p kube-informers --features k8s-openapi/latest
 
 # Benches are harness-less binaries and examples are programs: both are built, not listed.
+# The testkit CLI binary is behind its `cli` feature; its acceptance tests run it.
+TEST_FEATURES := --features kube-informers-testkit/cli
 test-unit:
-	$(CARGO) build --workspace --examples --benches
+	$(CARGO) build --workspace $(TEST_FEATURES) --examples --benches
 ifeq ($(NEXTEST),yes)
-	$(CARGO) nextest run --workspace --lib --bins --tests --no-fail-fast
+	$(CARGO) nextest run --workspace $(TEST_FEATURES) --lib --bins --tests --no-fail-fast
 else
-	$(CARGO) test --workspace --lib --bins --tests --no-fail-fast
+	$(CARGO) test --workspace $(TEST_FEATURES) --lib --bins --tests --no-fail-fast
 endif
 
 test-doc:
-	$(CARGO) test --workspace --doc
+	$(CARGO) test --workspace $(TEST_FEATURES) --doc
 
 lint:
 	$(CARGO) fmt --all -- --check

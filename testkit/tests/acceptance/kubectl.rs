@@ -67,9 +67,10 @@ fn wait_for_line(rx: &mpsc::Receiver<String>, needle: &str) -> Option<String> {
     None
 }
 
-/// The CLI binary, if it was built with this test.
+/// The CLI binary, if it was built with this test. Cargo names the path even when the `cli`
+/// feature is off and the binary was never built, so the file must exist too.
 fn cli_binary() -> Option<PathBuf> {
-    option_env!("CARGO_BIN_EXE_kube-informers-testkit").map(PathBuf::from)
+    option_env!("CARGO_BIN_EXE_kube-informers-testkit").map(PathBuf::from).filter(|p| p.exists())
 }
 
 /// Starts the CLI; returns the guard, the kubeconfig path and the URL.
