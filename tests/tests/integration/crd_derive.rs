@@ -2,6 +2,9 @@
 //! CRD get typed informers and listers shared through the factory, sync from the test API
 //! server, list, get, and deliver events (client-go: informer-gen's output for a CRD).
 
+// The types are public, as in a user's crate; the derives give their items the same visibility.
+#![allow(unreachable_pub)]
+
 use std::time::Duration;
 
 use kube::api::{Api, DeleteParams, PostParams};

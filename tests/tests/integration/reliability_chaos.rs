@@ -162,6 +162,18 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     let informer = factory.informer_for::<ConfigMap>();
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();
+    // The last few reflector errors, printed if the seed diverges.
+    let errors = Arc::new(parking_lot::Mutex::new(std::collections::VecDeque::new()));
+    let sink = errors.clone();
+    informer
+        .set_watch_error_handler(move |err| {
+            let mut last = sink.lock();
+            if last.len() == 8 {
+                last.pop_front();
+            }
+            last.push_back(format!("{:?} {err}", std::time::SystemTime::now()));
+        })
+        .unwrap();
 
     // Some objects exist before the informer starts, so the initial list has content.
     let workload = server.client().unwrap();
@@ -228,8 +240,13 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
         }
         if tokio::time::Instant::now() >= deadline {
             eprintln!(
-                "seed {seed} diverged:\n  server: {expected:?}\n  cache:  {cache:?}\n  model:  {:?}",
-                model.objects
+                "seed {seed} diverged:\n  server: {expected:?}\n  cache:  {cache:?}\n  model:  {:?}\n  \
+                 informer: synced={} last_sync_rv={:?} stopped={}\n  last errors: {:#?}",
+                model.objects,
+                informer.has_synced(),
+                informer.last_sync_resource_version(),
+                informer.is_stopped(),
+                errors.lock(),
             );
             break false;
         }
