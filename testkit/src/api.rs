@@ -10,6 +10,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Method, StatusCode, header};
 use serde_json::{Value, json};
 
+use crate::faults::Injected;
 use crate::object::{ObjKey, StoredObject, meta_str, new_uid, now_rfc3339, set_meta};
 use crate::resources::{ResourceInfo, Scope};
 use crate::server::Shared;
@@ -81,6 +82,7 @@ async fn route(shared: &Arc<Shared>, request: Request) -> ApiResult<Response> {
     match segments.as_slice() {
         ["version"] => Ok(json_response(StatusCode::OK, &crate::discovery::version())),
         ["healthz" | "livez" | "readyz", ..] => Ok(text_response("ok")),
+        ["testkit", "bulk-update"] => crate::bulk::serve(shared, request.method(), &query),
         ["api"] => Ok(json_response(
             StatusCode::OK,
             &crate::discovery::core_versions(&shared.addr.lock().to_string()),
@@ -202,8 +204,10 @@ async fn serve_resource(
     if shared.faults.is_denied(&info) {
         return Err(ApiError::forbidden(verb, &info.group, &info.plural));
     }
-    if let Some(failure) = shared.faults.take_failure(verb, &info) {
-        return Err(failure.to_api_error(verb, &info));
+    match shared.faults.take_failure(verb, &info) {
+        Some(Injected::Status(failure)) => return Err(failure.to_api_error(verb, &info)),
+        Some(Injected::Raw(raw)) => return Ok(raw.response()),
+        None => {}
     }
     if !info.supports(verb) {
         return Err(ApiError::method_not_allowed(format!(

@@ -24,6 +24,9 @@ pub enum Error {
     /// A seeded object was rejected (e.g. a duplicate name).
     #[error("seeding failed: {0}")]
     Seed(String),
+    /// A bulk update was rejected by the store.
+    #[error("bulk update failed: {0}")]
+    Bulk(String),
 }
 
 /// Result alias of the testkit library API.

@@ -1,5 +1,5 @@
-//! Fault injection: dropped watches, injected error statuses, latency, malformed objects,
-//! a deny list, and request counters.
+//! Fault injection: dropped and truncated watches, injected error statuses and non-Status
+//! error bodies, latency, malformed and nameless objects, a deny list, and request counters.
 //!
 //! Reach it through [`TestApiServer::faults`](crate::TestApiServer::faults); the most used
 //! faults also have shortcuts on the server itself.
@@ -8,7 +8,10 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use axum::body::Body;
+use axum::response::Response;
 use bytes::Bytes;
+use http::{HeaderValue, StatusCode, header};
 use parking_lot::Mutex;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -91,6 +94,10 @@ pub enum Malformed {
     /// Valid JSON with a wrongly typed field: `metadata.labels` is a string. Any typed
     /// decode (k8s-openapi or `DynamicObject`) fails on it.
     WrongType,
+    /// A well-formed object of the resource's kind without `metadata.name` (its namespace
+    /// is `default` for namespaced resources). It decodes fine; it just has no store key.
+    /// kube-apiserver never sends one.
+    MissingName,
 }
 
 impl Malformed {
@@ -117,8 +124,55 @@ impl Malformed {
                 });
                 Bytes::from(serde_json::to_vec(&object).unwrap_or_default())
             }
+            Malformed::MissingName => {
+                let mut metadata = json!({
+                    "resourceVersion": rv.to_string(),
+                    "uid": format!("nameless-{seq}"),
+                    "labels": {"testkit.kube-informers.io/nameless": "true"},
+                });
+                if info.scope == crate::Scope::Namespaced {
+                    metadata["namespace"] = json!("default");
+                }
+                let object = json!({
+                    "apiVersion": info.api_version(),
+                    "kind": info.kind,
+                    "metadata": metadata,
+                });
+                Bytes::from(serde_json::to_vec(&object).unwrap_or_default())
+            }
         }
     }
+}
+
+/// An injected error answer whose body is not a `Status` (see
+/// [`Faults::fail_next_with_body`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawFailure {
+    code: u16,
+    content_type: String,
+    body: Bytes,
+}
+
+impl RawFailure {
+    /// The HTTP answer: the status code, the given `Content-Type` and the body as is.
+    pub(crate) fn response(&self) -> Response {
+        let mut response = Response::new(Body::from(self.body.clone()));
+        *response.status_mut() =
+            StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        if let Ok(value) = HeaderValue::from_str(&self.content_type) {
+            response.headers_mut().insert(header::CONTENT_TYPE, value);
+        }
+        response
+    }
+}
+
+/// What a matching `fail_next` rule answers with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Injected {
+    /// A `Status` error.
+    Status(InjectedFailure),
+    /// A raw, non-Status body.
+    Raw(RawFailure),
 }
 
 /// A pending `fail_next` rule.
@@ -127,7 +181,7 @@ struct FailRule {
     verb: String,
     resource: String,
     remaining: u64,
-    failure: InjectedFailure,
+    failure: Injected,
 }
 
 /// Shared fault state, consulted on every request.
@@ -142,6 +196,8 @@ pub(crate) struct FaultState {
     watch_token: Mutex<CancellationToken>,
     /// Watch events still to send before every watch is dropped (0 = off).
     drop_after: AtomicU64,
+    /// Resources whose next watch event is cut in the middle, one entry per pending cut.
+    truncations: Mutex<Vec<String>>,
     malformed_seq: AtomicU64,
 }
 
@@ -174,7 +230,7 @@ impl FaultState {
     }
 
     /// Consumes one matching `fail_next` rule, if any.
-    pub(crate) fn take_failure(&self, verb: &str, info: &ResourceInfo) -> Option<InjectedFailure> {
+    pub(crate) fn take_failure(&self, verb: &str, info: &ResourceInfo) -> Option<Injected> {
         let mut rules = self.fail_rules.lock();
         let index = rules
             .iter()
@@ -202,6 +258,18 @@ impl FaultState {
 
     pub(crate) fn next_malformed_seq(&self) -> u64 {
         self.malformed_seq.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Consumes one pending `truncate_next_watch_event` of this resource, if any.
+    pub(crate) fn take_truncation(&self, info: &ResourceInfo) -> bool {
+        let mut pending = self.truncations.lock();
+        match pending.iter().position(|name| names_resource(name, info)) {
+            Some(index) => {
+                pending.remove(index);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The token a new watch listens on.
@@ -270,6 +338,42 @@ impl Faults<'_> {
         n: u64,
         failure: impl Into<InjectedFailure>,
     ) {
+        self.push_rule(verb, resource, n, Injected::Status(failure.into()));
+    }
+
+    /// Answers the next `n` requests matching `verb` and `resource` (as in
+    /// [`fail_next`](Self::fail_next)) with HTTP status `code` and a body that is not a
+    /// `metav1.Status`, sent as is with `Content-Type: content_type`: what a proxy, a load
+    /// balancer or a broken aggregated API server in front of kube-apiserver answers.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> kube_informers_testkit::Result<()> {
+    /// use kube_informers_testkit::TestApiServer;
+    /// let server = TestApiServer::start().await?;
+    /// // An HTML 502 from an ingress proxy on the next list of pods.
+    /// server.faults().fail_next_with_body(
+    ///     "list", "pods", 1, 502, "text/html",
+    ///     "<html><body><h1>502 Bad Gateway</h1></body></html>",
+    /// );
+    /// // A plain-text 503 on the next watch, and a 500 whose JSON body is not a Status.
+    /// server.faults().fail_next_with_body("watch", "pods", 1, 503, "text/plain", "upstream connect error");
+    /// server.faults().fail_next_with_body("list", "pods", 1, 500, "application/json", r#"{"error":"boom"}"#);
+    /// # Ok(()) }
+    /// ```
+    pub fn fail_next_with_body(
+        &self,
+        verb: &str,
+        resource: &str,
+        n: u64,
+        code: u16,
+        content_type: &str,
+        body: impl Into<Bytes>,
+    ) {
+        let raw = RawFailure { code, content_type: content_type.to_string(), body: body.into() };
+        self.push_rule(verb, resource, n, Injected::Raw(raw));
+    }
+
+    fn push_rule(&self, verb: &str, resource: &str, n: u64, failure: Injected) {
         if n == 0 {
             return;
         }
@@ -277,8 +381,29 @@ impl Faults<'_> {
             verb: verb.to_string(),
             resource: resource.to_string(),
             remaining: n,
-            failure: failure.into(),
+            failure,
         });
+    }
+
+    /// Cuts the next object event (ADDED, MODIFIED or DELETED; not a BOOKMARK) written on a
+    /// watch of `resource` in the middle of its line: the watch sends the first half of the
+    /// event's JSON, then its connection is aborted (no final chunk), like a connection lost
+    /// mid-event. If no watch of `resource` is open, the next one opened gets the cut. Each
+    /// call queues one cut. The event is not lost on the server: a watch resumed from the
+    /// last resourceVersion the client saw gets it again.
+    pub fn truncate_next_watch_event(&self, resource: &str) {
+        self.state().truncations.lock().push(resource.to_string());
+    }
+
+    /// How many [`truncate_next_watch_event`](Self::truncate_next_watch_event) cuts are
+    /// still pending (0 once every one has hit a watch).
+    pub fn pending_truncations(&self) -> usize {
+        self.state().truncations.lock().len()
+    }
+
+    /// Forgets every pending [`truncate_next_watch_event`](Self::truncate_next_watch_event).
+    pub fn clear_truncations(&self) {
+        self.state().truncations.lock().clear();
     }
 
     /// Removes every pending `fail_next` rule.
@@ -324,6 +449,19 @@ impl Faults<'_> {
         line.extend_from_slice(&object);
         line.extend_from_slice(b"}\n");
         store.send_raw(&info.group_resource(), Bytes::from(line))
+    }
+
+    /// Adds an object without `metadata.name` ([`Malformed::MissingName`]) to the next list
+    /// response of `resource`.
+    pub fn nameless_in_next_list(&self, resource: &str) {
+        self.malformed_in_next_list(resource, Malformed::MissingName);
+    }
+
+    /// Sends an ADDED event carrying an object without `metadata.name`
+    /// ([`Malformed::MissingName`]) to every open watch of `resource` now; returns how many
+    /// watches received it.
+    pub fn nameless_in_watch(&self, resource: &str) -> usize {
+        self.malformed_in_watch(resource, Malformed::MissingName)
     }
 
     /// Drops the whole event history: watches and continue tokens from older RVs get

@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 mod api;
+mod bulk;
 mod discovery;
 mod error;
 mod faults;
@@ -36,6 +37,7 @@ mod store;
 mod template;
 mod watch;
 
+pub use bulk::{BulkTouchReport, TOUCH_ANNOTATION};
 pub use error::{Error, Result};
 pub use faults::{Faults, InjectedFailure, Malformed};
 pub use resources::{ResourceInfo, Scope};

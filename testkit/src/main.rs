@@ -6,6 +6,12 @@
 //!                              [--kubeconfig PATH] [--token TOKEN | --no-auth]
 //!                              [--bookmark-interval-ms 1000] [--history 10000]
 //! ```
+//!
+//! Besides the Kubernetes API, the server answers one admin route for benchmark drivers
+//! (bearer token required like every request):
+//! `POST /testkit/bulk-update?resource=pods&namespace=default&count=N` commits `N` updates
+//! of existing objects server-side (see `TestApiServer::bulk_touch`) and answers
+//! `{"updated":N,"objects":M,"firstResourceVersion":"..","lastResourceVersion":".."}`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

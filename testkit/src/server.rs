@@ -306,6 +306,44 @@ impl TestApiServer {
         self.faults().fail_next(verb, resource, n, failure);
     }
 
+    /// Commits `count` updates of existing objects of `resource` (plural, `plural.group`,
+    /// kind or short name) in `namespace` (`None`: all namespaces) straight into storage,
+    /// as fast as the store takes them: each sets the annotation [`TOUCH_ANNOTATION`] to a
+    /// new value, gets a new resourceVersion and sends one MODIFIED event to the watches.
+    /// The updates go round the objects in key order, so `count` may exceed their number.
+    ///
+    /// For benchmarks whose event phase must not be limited by one HTTP request per
+    /// update. A server run by the CLI offers the same over HTTP:
+    /// `POST /testkit/bulk-update?resource=pods&namespace=default&count=N` (bearer token
+    /// required like every request; `namespace` optional), answering
+    /// `{"updated":N,"objects":M,"firstResourceVersion":"..","lastResourceVersion":".."}`.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> kube_informers_testkit::Result<()> {
+    /// use kube_informers_testkit::TestApiServer;
+    /// let server = TestApiServer::start().await?;
+    /// server.seed().pods("default", 1_000)?;
+    /// let report = server.bulk_touch("pods", Some("default"), 10_000)?;
+    /// assert_eq!(report.updated, 10_000);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`TOUCH_ANNOTATION`]: crate::TOUCH_ANNOTATION
+    pub fn bulk_touch(
+        &self,
+        resource: &str,
+        namespace: Option<&str>,
+        count: u64,
+    ) -> Result<crate::BulkTouchReport> {
+        let info = self
+            .shared
+            .registry
+            .find(resource)
+            .ok_or_else(|| Error::UnknownResource(resource.to_string()))?;
+        crate::bulk::bulk_touch(&self.shared, &info, namespace, count)
+            .map_err(|e| Error::Bulk(e.message))
+    }
+
     /// The latest resourceVersion.
     pub fn resource_version(&self) -> u64 {
         self.shared.store.lock().current_rv()

@@ -1,7 +1,6 @@
 //! Watch: newline-delimited JSON events over a chunked HTTP response.
 
 use std::collections::{HashMap, VecDeque};
-use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,11 +118,27 @@ pub(crate) fn watch(
         ticker: bookmarks.then_some(ticker),
         deadline: timeout.map(|t| Box::pin(tokio::time::sleep(t))),
         token: shared.faults.watch_token(),
+        cut: false,
     };
     let stream = futures::stream::unfold(state, |mut state| async move {
+        if state.cut {
+            // Half an event was written: let hyper flush it (it drops unflushed output when
+            // a body fails), then abort the connection (hyper sends no final chunk).
+            tokio::task::yield_now().await;
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            state.cut = false;
+            state.queue.clear();
+            state.token = CancellationToken::new();
+            state.token.cancel();
+            let err = std::io::Error::new(
+                std::io::ErrorKind::ConnectionAborted,
+                "watch cut in the middle of an event by testkit",
+            );
+            return Some((Err(err), state));
+        }
         let chunk = state.next_chunk().await?;
         state.shared.faults.on_watch_event();
-        Some((Ok::<_, Infallible>(chunk), state))
+        Some((Ok(chunk), state))
     });
     Ok(stream_response(Body::from_stream(stream)))
 }
@@ -165,6 +180,8 @@ struct WatchStream {
     ticker: Option<Interval>,
     deadline: Option<Pin<Box<Sleep>>>,
     token: CancellationToken,
+    /// The last chunk was a truncated event: the next poll aborts the connection.
+    cut: bool,
 }
 
 impl WatchStream {
@@ -174,7 +191,15 @@ impl WatchStream {
                 return None;
             }
             if let Some(out) = self.queue.pop_front() {
+                let is_object_event =
+                    matches!(out, Out::Msg(WatchMsg::Initial(_) | WatchMsg::Event(_)));
                 match self.render(out) {
+                    Some(line)
+                        if is_object_event && self.shared.faults.take_truncation(&self.info) =>
+                    {
+                        self.cut = true;
+                        return Some(line.slice(..line.len() / 2));
+                    }
                     Some(line) => return Some(line),
                     None => continue,
                 }

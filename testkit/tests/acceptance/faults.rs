@@ -6,6 +6,7 @@ use kube::api::{
     DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, WatchEvent,
     WatchParams,
 };
+use kube::client::Body;
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::{Api, ResourceExt};
 use kube_informers_testkit::{InjectedFailure, Malformed, TestApiServer};
@@ -227,5 +228,176 @@ async fn bearer_token_is_required_when_configured() {
         .expect("client");
     let anonymous: Api<ConfigMap> = Api::namespaced(anonymous, "default");
     assert_eq!(api_code(anonymous.list(&ListParams::default()).await).0, 401);
+    server.shutdown().await;
+}
+
+/// Reads a raw watch body until it ends; returns the bytes and whether it ended with an
+/// error (an aborted connection) rather than cleanly.
+async fn read_raw_watch(server: &TestApiServer, path: &str) -> (Vec<u8>, bool) {
+    use futures::AsyncReadExt;
+    let request = http::Request::get(path).body(Vec::new()).expect("request");
+    let mut body = server.client().expect("client").request_stream(request).await.expect("watch");
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), body.read(&mut chunk))
+            .await
+            .expect("the watch ends in time")
+        {
+            Ok(0) => return (bytes, false),
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+            Err(_) => return (bytes, true),
+        }
+    }
+}
+
+#[tokio::test]
+async fn truncate_next_watch_event_cuts_a_line_then_aborts_the_connection() {
+    let (server, api) = server_with_cms().await;
+    create_cm(&api, "a", &[]).await;
+    server.faults().truncate_next_watch_event("configmaps");
+    assert_eq!(server.faults().pending_truncations(), 1);
+    let (bytes, aborted) =
+        read_raw_watch(&server, "/api/v1/namespaces/default/configmaps?watch=true").await;
+    assert_eq!(server.faults().pending_truncations(), 0);
+    assert!(aborted, "the connection is aborted, not ended cleanly");
+    assert!(!bytes.is_empty(), "half an event went out");
+    assert!(!bytes.contains(&b'\n'), "no complete line: {:?}", String::from_utf8_lossy(&bytes));
+    assert!(bytes.starts_with(b"{\"type\":\"ADDED\""));
+    let err = serde_json::from_slice::<serde_json::Value>(&bytes).expect_err("partial JSON");
+    assert!(err.is_eof(), "the JSON stops in the middle: {err}");
+
+    // One-shot: the next watch gets the whole event. kube's decoder ends a cut stream
+    // without an error (it drops the partial line).
+    let wp = WatchParams::default().disable_bookmarks().timeout(1);
+    let events: Vec<_> = api.watch(&wp, "0").await.expect("watch").collect().await;
+    assert_eq!(events.len(), 1);
+    assert!(matches!(&events[0], Ok(WatchEvent::Added(cm)) if cm.name_any() == "a"));
+
+    // Through kube: the stream just ends, without an error and without the cut event
+    // (its decoder treats an aborted chunked body as a resumable end of stream).
+    server.faults().truncate_next_watch_event("configmaps");
+    let mut stream = api.watch(&wp, "0").await.expect("watch").boxed();
+    assert!(stream.next().await.is_none(), "the cut event is not delivered");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn truncation_waits_for_an_object_event_of_its_resource() {
+    let (server, api) = server_with_cms().await;
+    let pods: Api<Pod> = Api::namespaced(server.client().expect("client"), "default");
+    server.faults().truncate_next_watch_event("configmaps");
+    // Events of another resource are untouched.
+    let mut pod_watch = pods.watch(&WatchParams::default(), "0").await.expect("watch").boxed();
+    let mut pod = Pod::default();
+    pod.metadata.name = Some("p".into());
+    pods.create(&PostParams::default(), &pod).await.expect("create pod");
+    loop {
+        match pod_watch.next().await {
+            Some(Ok(WatchEvent::Bookmark(_))) => continue,
+            Some(Ok(WatchEvent::Added(p))) => break assert_eq!(p.name_any(), "p"),
+            other => panic!("the pod event arrives whole: {other:?}"),
+        }
+    }
+    // So are bookmarks of the resource.
+    let rv = api.list(&ListParams::default()).await.expect("list").metadata.resource_version;
+    let wp = WatchParams::default().timeout(1);
+    let events: Vec<_> = api.watch(&wp, &rv.expect("rv")).await.expect("watch").collect().await;
+    assert!(!events.is_empty());
+    assert!(events.iter().all(|e| matches!(e, Ok(WatchEvent::Bookmark(_)))), "{events:?}");
+    // The pending cut hits the first configmap event.
+    create_cm(&api, "b", &[]).await;
+    let (bytes, aborted) =
+        read_raw_watch(&server, "/api/v1/namespaces/default/configmaps?watch=true").await;
+    assert!(aborted);
+    assert!(bytes.starts_with(b"{\"type\":\"ADDED\"") && !bytes.contains(&b'\n'));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn nameless_objects_in_lists_and_watches() {
+    let (server, api) = server_with_cms().await;
+    create_cm(&api, "named", &[]).await;
+    server.faults().nameless_in_next_list("configmaps");
+    let all: Api<ConfigMap> = Api::all(server.client().expect("client"));
+    let listed = all.list(&ListParams::default()).await.expect("a nameless object decodes");
+    let names: Vec<Option<String>> =
+        listed.items.iter().map(|cm| cm.metadata.name.clone()).collect();
+    assert_eq!(names, [Some("named".to_string()), None]);
+    let nameless = &listed.items[1];
+    assert_eq!(nameless.metadata.namespace.as_deref(), Some("default"));
+    assert!(nameless.metadata.resource_version.is_some());
+    assert_eq!(all.list(&ListParams::default()).await.expect("one-shot").items.len(), 1);
+
+    let mut stream =
+        api.watch(&WatchParams::default().disable_bookmarks(), "0").await.expect("watch").boxed();
+    assert!(matches!(stream.next().await, Some(Ok(WatchEvent::Added(_)))));
+    assert_eq!(server.faults().nameless_in_watch("configmaps"), 1);
+    match stream.next().await {
+        Some(Ok(WatchEvent::Added(cm))) => {
+            assert_eq!(cm.metadata.name, None);
+            assert_eq!(cm.metadata.namespace.as_deref(), Some("default"));
+        }
+        other => panic!("expected a nameless ADDED, got {other:?}"),
+    }
+    assert_eq!(server.object_count("configmaps"), 1, "nothing nameless is stored");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn fail_next_with_body_answers_a_non_status_body() {
+    let (server, api) = server_with_cms().await;
+    let html = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+    server.faults().fail_next_with_body("list", "configmaps", 1, 502, "text/html", html);
+    let request =
+        http::Request::get("/api/v1/namespaces/default/configmaps").body(Body::empty()).unwrap();
+    let response = server.client().expect("client").send(request).await.expect("an answer");
+    assert_eq!(response.status(), 502);
+    assert_eq!(response.headers()[http::header::CONTENT_TYPE], "text/html");
+    let body = response.into_body().collect_bytes().await.expect("body");
+    assert_eq!(body, html.as_bytes());
+    assert!(api.list(&ListParams::default()).await.is_ok(), "one-shot");
+
+    // kube keeps the HTTP code of a body that is not JSON ...
+    server.faults().fail_next_with_body("list", "configmaps", 1, 502, "text/html", html);
+    match no_retry_api(&server).list(&ListParams::default()).await {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!(status.code, 502);
+            assert!(status.message.contains("502 Bad Gateway"), "{status:?}");
+        }
+        other => panic!("expected an API error, got {other:?}"),
+    }
+    server.faults().fail_next_with_body(
+        "watch",
+        "configmaps",
+        1,
+        503,
+        "text/plain",
+        "no healthy upstream",
+    );
+    match no_retry_api(&server).watch(&WatchParams::default(), "0").await.map(|_| ()) {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!(status.code, 503);
+            assert_eq!(status.message, "no healthy upstream");
+        }
+        other => panic!("expected an API error, got {other:?}"),
+    }
+    // ... but parses any JSON object as a Status with every field defaulted, so a 500 with
+    // a JSON body that is not a Status reaches the caller as a Status with code 0.
+    server.faults().fail_next_with_body(
+        "list",
+        "configmaps",
+        1,
+        500,
+        "application/json",
+        r#"{"error":"boom"}"#,
+    );
+    match api.list(&ListParams::default()).await {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!((status.code, status.message.as_str()), (0, ""))
+        }
+        other => panic!("expected an API error, got {other:?}"),
+    }
+    assert_eq!(server.request_count("list", "configmaps"), 4);
     server.shutdown().await;
 }

@@ -1,5 +1,6 @@
 //! Acceptance tests: drive the test server through `kube::Api`, kube-runtime and kubectl.
 
+mod bulk;
 mod crd;
 mod crud;
 mod discovery;

@@ -3,12 +3,12 @@
 //! recovery (cache == server) once the server is healthy again.
 //!
 //! client-go: reflector.go's handling of list and watch decode failures (watchHandler returns
-//! the error, the reflector relists; the store is only ever replaced by a complete list).
+//! the error, the reflector relists; the store is only ever replaced by a complete list), and
+//! delta_fifo.go's `KeyError` for objects whose key cannot be computed.
 //!
-//! Not covered because the testkit cannot produce it: a watch stream cut in the middle of a
-//! line (its drops end the stream at an event boundary; kube's decoder skips a truncated last
-//! line silently anyway), an object without `metadata.name` (the testkit refuses to store one,
-//! as kube-apiserver does), and a non-Status error body (every testkit error is a Status).
+//! Two cases cannot report a clear error today because kube's client hides them before the
+//! reflector sees anything (see each test): a watch cut in the middle of an event line ends
+//! like a clean close, and a JSON error body that is not a `Status` loses its HTTP code.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,13 +22,22 @@ use kube_informers_testkit::{Malformed, TestApiServer};
 use kube_informers_tests::{cache_model, eventually, init_tracing};
 use parking_lot::Mutex;
 
-/// A synced informer over 20 seeded ConfigMaps, recording every reported error as
-/// `(variant, message)`.
+/// A synced informer over 20 seeded ConfigMaps, recording every reported error.
 struct Fixture {
     server: TestApiServer,
     factory: SharedInformerFactory,
     informer: SharedIndexInformer<ConfigMap>,
-    errors: Arc<Mutex<Vec<(String, String)>>>,
+    errors: Arc<Mutex<Vec<Seen>>>,
+}
+
+/// One error the watch-error handler received.
+#[derive(Debug, Clone)]
+struct Seen {
+    variant: String,
+    /// The full error chain.
+    text: String,
+    /// [`ReflectorError::status_code`].
+    code: Option<u16>,
 }
 
 fn variant(err: &ReflectorError) -> &'static str {
@@ -57,6 +66,13 @@ fn chain(err: &ReflectorError) -> String {
 
 impl Fixture {
     async fn start() -> Fixture {
+        Fixture::start_with(TestApiServer::client).await
+    }
+
+    /// Starts with the informer's client built by `client` from the server.
+    async fn start_with(
+        client: fn(&TestApiServer) -> kube_informers_testkit::Result<kube::Client>,
+    ) -> Fixture {
         init_tracing();
         let server = TestApiServer::builder()
             .bookmark_interval(Duration::from_millis(50))
@@ -72,7 +88,7 @@ impl Fixture {
             },
             ..Default::default()
         };
-        let factory = SharedInformerFactory::builder(server.client().unwrap())
+        let factory = SharedInformerFactory::builder(client(&server).unwrap())
             .reflector_config(config)
             .build();
         let informer = factory.informer_for::<ConfigMap>();
@@ -80,7 +96,11 @@ impl Fixture {
         let seen = Arc::clone(&errors);
         informer
             .set_watch_error_handler(move |err| {
-                seen.lock().push((variant(err).to_string(), chain(err)))
+                seen.lock().push(Seen {
+                    variant: variant(err).to_string(),
+                    text: chain(err),
+                    code: err.status_code(),
+                })
             })
             .unwrap();
         factory.start();
@@ -108,10 +128,19 @@ impl Fixture {
         )
     }
 
-    /// Waits for an error of `variant` whose chain contains `needle`.
-    async fn expect_error(&self, variant: &str, needle: &str) {
+    /// Waits for an error of `variant` whose chain contains `needle`, and returns it.
+    async fn expect_error(&self, variant: &str, needle: &str) -> Seen {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while !self.errors.lock().iter().any(|(v, text)| v == variant && text.contains(needle)) {
+        loop {
+            let found = self
+                .errors
+                .lock()
+                .iter()
+                .find(|e| e.variant == variant && e.text.contains(needle))
+                .cloned();
+            if let Some(found) = found {
+                return found;
+            }
             assert!(
                 tokio::time::Instant::now() < deadline,
                 "no {variant} error mentioning {needle:?}; errors: {:?}; cache: {:?}",
@@ -120,6 +149,11 @@ impl Fixture {
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// Variants of every error reported so far.
+    fn variants(&self) -> Vec<String> {
+        self.errors.lock().iter().map(|e| e.variant.clone()).collect()
     }
 
     /// Creates one more object (the server is healthy again) and waits for cache == server.
@@ -243,11 +277,7 @@ async fn a_ten_megabyte_object_is_cached_intact() {
     force_relist(&fx.server);
     fx.recovers().await;
     assert_eq!(fx.informer.get_indexer().len(), 22);
-    assert!(
-        fx.errors.lock().iter().all(|(v, _)| v != "Decode" && v != "List"),
-        "{:?}",
-        fx.errors.lock()
-    );
+    assert!(fx.variants().iter().all(|v| v != "Decode" && v != "List"), "{:?}", fx.errors.lock());
     fx.finish().await;
 }
 
@@ -269,10 +299,191 @@ async fn unknown_fields_are_ignored_not_errors() {
     .await;
     force_relist(&fx.server);
     fx.recovers().await;
+    assert!(fx.variants().iter().all(|v| v != "Decode" && v != "List"), "{:?}", fx.errors.lock());
+    fx.finish().await;
+}
+
+/// The cache has no key of a nameless object (`""`, `"ns/"`), and nothing nameless.
+fn assert_no_nameless_key(informer: &SharedIndexInformer<ConfigMap>) {
+    let keys = informer.get_indexer().list_keys();
+    assert!(keys.iter().all(|k| !k.is_empty() && !k.ends_with('/')), "{keys:?}");
+    assert!(informer.get_indexer().list().iter().all(|cm| cm.metadata.name.is_some()));
+}
+
+/// A watch cut in the middle of an event line (half the JSON, then the connection aborted).
+///
+/// Today: no error reaches the handler. kube's watch decoder ends the stream silently on an
+/// aborted chunked body (it logs "eof in poll" at warn), so the reflector sees a normal close
+/// and re-watches from the last resourceVersion it applied; the cut event arrives again on
+/// the new watch and nothing is lost. Reporting it as a typed error would need the runtime's
+/// lister-watcher (runtime/src/reflector/) to read the watch body itself and report a partial
+/// last line, which kube's `Api::watch` does not expose.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_cut_in_the_middle_of_an_event_recovers_without_loss() {
+    let fx = Fixture::start().await;
+    let watches = fx.server.request_count("watch", "configmaps");
+    fx.server.faults().truncate_next_watch_event("configmaps");
+    let api = Api::<ConfigMap>::namespaced(fx.server.client().unwrap(), "bad");
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some("cut-mid-line".into());
+    api.create(&PostParams::default(), &cm).await.unwrap();
+    eventually(Duration::from_secs(10), "the cut event arrives on a new watch", || {
+        let ok = fx.informer.get_indexer().get_by_key("bad/cut-mid-line").is_some();
+        async move { ok }
+    })
+    .await;
+    assert_eq!(fx.server.faults().pending_truncations(), 0, "the event was cut");
+    assert!(fx.server.request_count("watch", "configmaps") > watches, "the informer re-watched");
+    fx.recovers().await;
+    assert_eq!(fx.informer.get_indexer().len(), 22);
     assert!(
-        fx.errors.lock().iter().all(|(v, _)| v != "Decode" && v != "List"),
+        fx.variants().iter().all(|v| v != "Decode" && v != "List" && v != "Store"),
         "{:?}",
         fx.errors.lock()
     );
+    fx.finish().await;
+}
+
+/// An object without `metadata.name` in a relist: the DeltaFIFO's key function rejects it
+/// with `KeyError::MissingName`, the whole replace is refused (client-go `DeltaFIFO.Replace`
+/// returns the `KeyError` too), the error is reported as `Store { Replace }`, the cache keeps
+/// its objects, and the reflector relists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nameless_object_in_a_list_is_a_store_error_and_keeps_the_cache() {
+    let fx = Fixture::start().await;
+    let before = cache_model(&fx.informer.get_indexer().list());
+    fx.server.faults().nameless_in_next_list("configmaps");
+    force_relist(&fx.server);
+    let seen = fx.expect_error("Store", "object has no name").await;
+    assert!(seen.text.contains("store replace failed"), "{}", seen.text);
+    let during = cache_model(&fx.informer.get_indexer().list());
+    assert!(before.keys().all(|key| during.contains_key(key)), "a refused list drops nothing");
+    assert_no_nameless_key(&fx.informer);
+    fx.recovers().await;
+    assert_no_nameless_key(&fx.informer);
+    fx.finish().await;
+}
+
+/// An object without `metadata.name` in a watch event: the key function rejects it, the
+/// reflector reports `Store { Add }` and keeps watching (as client-go); nothing else changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nameless_object_in_a_watch_is_skipped_with_a_store_error() {
+    let fx = Fixture::start().await;
+    let before = cache_model(&fx.informer.get_indexer().list());
+    let lists = fx.server.request_count("list", "configmaps");
+    eventually(Duration::from_secs(10), "the watch is open", || {
+        let sent = fx.server.faults().nameless_in_watch("configmaps") > 0;
+        async move { sent }
+    })
+    .await;
+    let seen = fx.expect_error("Store", "object has no name").await;
+    assert!(seen.text.contains("store add failed"), "{}", seen.text);
+    assert_eq!(cache_model(&fx.informer.get_indexer().list()), before);
+    assert_no_nameless_key(&fx.informer);
+    fx.recovers().await;
+    // The one list is `recovers`' own.
+    assert_eq!(fx.server.request_count("list", "configmaps"), lists + 1, "no relist was needed");
+    assert_no_nameless_key(&fx.informer);
+    fx.finish().await;
+}
+
+/// A 502 with an HTML body from a proxy, on a relist: a `List` error whose status carries
+/// the HTTP code and the body text; the cache is kept and the next relist succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn html_502_from_a_proxy_on_a_list_is_a_list_error() {
+    let fx = Fixture::start().await;
+    let before = cache_model(&fx.informer.get_indexer().list());
+    let html = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>";
+    fx.server.faults().fail_next_with_body("list", "configmaps", 1, 502, "text/html", html);
+    force_relist(&fx.server);
+    let seen = fx.expect_error("List", "502 Bad Gateway").await;
+    assert_eq!(seen.code, Some(502));
+    let during = cache_model(&fx.informer.get_indexer().list());
+    assert!(before.keys().all(|key| during.contains_key(key)));
+    fx.recovers().await;
+    fx.finish().await;
+}
+
+/// Creates one object and waits until the informer has it, so that its watch has delivered
+/// an event (a watch dropped before any event would count as a "very short watch").
+async fn watch_delivers(fx: &Fixture, name: &str) {
+    let api = Api::<ConfigMap>::namespaced(fx.server.client().unwrap(), "bad");
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some(name.into());
+    api.create(&PostParams::default(), &cm).await.unwrap();
+    let key = format!("bad/{name}");
+    eventually(Duration::from_secs(10), "the watch delivers an event", || {
+        let ok = fx.informer.get_indexer().get_by_key(&key).is_some();
+        async move { ok }
+    })
+    .await;
+}
+
+/// A 503 with a plain-text body on a watch: a `Watch` error with code 503; the reflector
+/// backs off and re-watches from the last resourceVersion (no relist).
+///
+/// The informer's client here does not retry: kube's default client retries 503 itself
+/// (15 times, with exponential backoff from 5 ms), so a short burst of 503s never reaches
+/// the reflector at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_text_503_on_a_watch_is_a_watch_error() {
+    let fx = Fixture::start_with(TestApiServer::client_without_retry).await;
+    watch_delivers(&fx, "before-503").await;
+    let lists = fx.server.request_count("list", "configmaps");
+    fx.server.faults().fail_next_with_body(
+        "watch",
+        "configmaps",
+        1,
+        503,
+        "text/plain; charset=utf-8",
+        "upstream connect error or disconnect/reset before headers",
+    );
+    fx.server.faults().drop_watches();
+    let seen = fx.expect_error("Watch", "upstream connect error").await;
+    assert_eq!(seen.code, Some(503));
+    fx.recovers().await;
+    // The one list is `recovers`' own.
+    assert_eq!(fx.server.request_count("list", "configmaps"), lists + 1, "re-watched, no relist");
+    fx.finish().await;
+}
+
+/// With kube's default (retrying) client, a few 503s on a watch are absorbed by the client:
+/// no error reaches the handler and the informer re-watches without a relist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_text_503s_on_a_watch_are_retried_by_the_kube_client() {
+    let fx = Fixture::start().await;
+    watch_delivers(&fx, "before-503").await;
+    let lists = fx.server.request_count("list", "configmaps");
+    let watches = fx.server.request_count("watch", "configmaps");
+    fx.server.faults().fail_next_with_body("watch", "configmaps", 3, 503, "text/plain", "busy");
+    fx.server.faults().drop_watches();
+    fx.recovers().await;
+    assert!(fx.server.request_count("watch", "configmaps") >= watches + 4, "3 × 503, then a watch");
+    assert_eq!(fx.server.request_count("list", "configmaps"), lists + 1);
+    assert!(fx.errors.lock().is_empty(), "{:?}", fx.errors.lock());
+    fx.finish().await;
+}
+
+/// A 500 whose body is JSON but not a `Status`.
+///
+/// Today: kube parses any JSON object as a `Status` (every field has a default), so the
+/// error reaches the handler as a `List` error whose status has code 0 and an empty message:
+/// typed, but the HTTP code and the body are lost. The informer still keeps its cache and
+/// recovers. Keeping the code needs kube's `handle_api_errors` to fall back to the HTTP
+/// status when the parsed `Status` has `code == 0` (an upstream change); with code 0 the
+/// reflector classifies the error as a refusal rather than a transient 5xx, which only
+/// matters on a watch (it relists instead of re-watching).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_500_that_is_not_a_status_is_a_list_error_without_its_code() {
+    let fx = Fixture::start().await;
+    let before = cache_model(&fx.informer.get_indexer().list());
+    let body = r#"{"error":"internal proxy failure","requestId":"42"}"#;
+    fx.server.faults().fail_next_with_body("list", "configmaps", 1, 500, "application/json", body);
+    force_relist(&fx.server);
+    let seen = fx.expect_error("List", "").await;
+    assert_eq!(seen.code, Some(0), "kube drops the HTTP code: {seen:?}");
+    let during = cache_model(&fx.informer.get_indexer().list());
+    assert!(before.keys().all(|key| during.contains_key(key)));
+    fx.recovers().await;
     fx.finish().await;
 }
