@@ -3,19 +3,22 @@
 
 use std::fmt;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use kube::api::{ListParams, WatchParams};
-use kube::core::{ObjectList, PartialObjectMeta};
+use kube::core::{ObjectList, PartialObjectMeta, Request};
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 
-use crate::reflector::{ApiListerWatcher, ListerWatcher, TweakListParams, WatchStream};
+use crate::reflector::{
+    ApiListerWatcher, DecodeOptions, ListerWatcher, TweakListParams, WatchStream, list_objects,
+    watch_objects,
+};
 
 /// A [`ListerWatcher`] of [`PartialObjectMeta<K>`] over [`Api::list_metadata`] and
 /// [`Api::watch_metadata`] (the `Accept: ...;as=PartialObjectMetadataList` requests that
 /// client-go's `metadatainformer` makes). The namespace comes from the `Api`, and the
-/// tweak is applied exactly as [`ApiListerWatcher`] applies it.
+/// tweak is applied exactly as [`ApiListerWatcher`] applies it, and bodies are read
+/// and decoded the same way.
 ///
 /// ```no_run
 /// # #[allow(dead_code)]
@@ -32,15 +35,28 @@ use crate::reflector::{ApiListerWatcher, ListerWatcher, TweakListParams, WatchSt
 /// # }
 /// ```
 pub struct MetadataListerWatcher<K> {
-    api: Api<K>,
-    /// Only used for its parameter handling, so both lister-watchers filter alike.
+    url_path: String,
+    /// Sends the requests and applies the parameters, so both lister-watchers filter alike.
     params: ApiListerWatcher<K>,
+    decode: DecodeOptions,
 }
 
-impl<K: Clone> MetadataListerWatcher<K> {
+impl<K: Resource + Clone> MetadataListerWatcher<K> {
     /// Lists and watches the metadata of `api`'s objects, unfiltered.
     pub fn new(api: Api<K>) -> Self {
-        Self { params: ApiListerWatcher::new(api.clone()), api }
+        Self {
+            url_path: api.resource_url().to_owned(),
+            params: ApiListerWatcher::new(api),
+            decode: DecodeOptions::default(),
+        }
+    }
+
+    /// Skips `metadata.managedFields` while decoding (see
+    /// [`ApiListerWatcher::skip_managed_fields`]).
+    #[must_use]
+    pub fn skip_managed_fields(mut self) -> Self {
+        self.decode.skip_managed_fields = true;
+        self
     }
 
     /// Applies `tweak` to the parameters of every list and watch.
@@ -53,7 +69,7 @@ impl<K: Clone> MetadataListerWatcher<K> {
 
 impl<K: Clone> Clone for MetadataListerWatcher<K> {
     fn clone(&self) -> Self {
-        Self { api: self.api.clone(), params: self.params.clone() }
+        Self { url_path: self.url_path.clone(), params: self.params.clone(), decode: self.decode }
     }
 }
 
@@ -71,7 +87,11 @@ where
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<PartialObjectMeta<K>>, kube::Error>> {
-        Box::pin(async move { self.api.list_metadata(&self.params.list_params(params)).await })
+        Box::pin(async move {
+            let request =
+                Request::new(&self.url_path).list_metadata(&self.params.list_params(params));
+            list_objects(self.params.client(), request, self.decode).await
+        })
     }
 
     fn watch<'a>(
@@ -81,8 +101,8 @@ where
     ) -> BoxFuture<'a, Result<WatchStream<PartialObjectMeta<K>>, kube::Error>> {
         Box::pin(async move {
             let watch = self.params.watch_params(params);
-            let stream = self.api.watch_metadata(&watch, resource_version).await?;
-            Ok(stream.boxed())
+            let request = Request::new(&self.url_path).watch_metadata(&watch, resource_version);
+            watch_objects(self.params.client(), request, self.decode).await
         })
     }
 }

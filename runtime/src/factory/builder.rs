@@ -52,6 +52,7 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
                 custom_resync: HashMap::new(),
                 tweak: None,
                 transform: None,
+                strip_managed_fields: false,
                 reflector_config: ReflectorConfig::default(),
             },
             _factory: PhantomData,
@@ -89,8 +90,16 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
 
     /// Drop `metadata.managedFields` from every object before it is stored: it is often
     /// the largest part of an object and controllers rarely read it.
-    pub fn strip_managed_fields(self) -> Self {
-        self.transform_metadata(|meta| meta.managed_fields = None)
+    ///
+    /// The informers the factory builds skip the field while decoding list pages and
+    /// watch events, so it is never built (see
+    /// [`ApiListerWatcher::skip_managed_fields`](crate::reflector::ApiListerWatcher::skip_managed_fields));
+    /// transforms see it as `None`. Informers made by an
+    /// [`informer_for_with`](super::SharedInformerFactory::informer_for_with) constructor
+    /// have it removed after decoding, before the transforms run.
+    pub fn strip_managed_fields(mut self) -> Self {
+        self.options.strip_managed_fields = true;
+        self
     }
 
     /// Mutate the metadata of every object before it is stored (client-go's

@@ -21,7 +21,7 @@ use tracing::debug;
 pub use builder::{MetadataTransform, SharedInformerFactoryBuilder};
 
 use crate::informer::{ErasedInformer, InformerScope, SharedIndexInformer, new_filtered_informer};
-use crate::reflector::{ReflectorConfig, TweakListParams};
+use crate::reflector::{ApiListerWatcher, ReflectorConfig, TweakListParams};
 use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
 
 /// What a factory applies to each informer it makes.
@@ -31,6 +31,9 @@ struct FactoryOptions {
     custom_resync: HashMap<TypeId, Duration>,
     tweak: Option<TweakListParams>,
     transform: Option<MetadataTransform>,
+    /// Drop `metadata.managedFields`: while decoding for the informers this factory
+    /// builds, after decoding for those built by an `informer_for_with` constructor.
+    strip_managed_fields: bool,
     reflector_config: ReflectorConfig,
 }
 
@@ -119,16 +122,25 @@ impl SharedInformerFactory {
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
         K::Scope: InformerScope,
     {
-        self.informer_for_with(|client, options| {
+        let strip = self.inner.options.strip_managed_fields;
+        self.informer_for_inner(strip, |client, options| {
             let mut indexers: Indexers<K> = Indexers::default();
             indexers.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
-            new_filtered_informer::<K>(
-                client,
-                options.namespace,
-                options.resync,
-                indexers,
-                options.tweak,
-            )
+            if !strip {
+                return new_filtered_informer::<K>(
+                    client,
+                    options.namespace,
+                    options.resync,
+                    indexers,
+                    options.tweak,
+                );
+            }
+            let api = K::Scope::api::<K>(client, options.namespace);
+            let mut lister_watcher = ApiListerWatcher::new(api).skip_managed_fields();
+            if let Some(tweak) = options.tweak {
+                lister_watcher = lister_watcher.with_tweak(tweak);
+            }
+            SharedIndexInformer::new(Arc::new(lister_watcher), options.resync, indexers)
         })
     }
 
@@ -137,6 +149,19 @@ impl SharedInformerFactory {
     /// way but still want one per type in this factory.
     pub fn informer_for_with<K>(
         &self,
+        new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
+    ) -> SharedIndexInformer<K>
+    where
+        K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+    {
+        self.informer_for_inner(false, new_informer)
+    }
+
+    /// [`informer_for_with`](Self::informer_for_with), where `skips_managed_fields` says
+    /// whether `new_informer` already drops managed fields while decoding.
+    fn informer_for_inner<K>(
+        &self,
+        skips_managed_fields: bool,
         new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
     ) -> SharedIndexInformer<K>
     where
@@ -164,8 +189,18 @@ impl SharedInformerFactory {
         );
         // A fresh informer has not started, so these cannot fail.
         let _ = informer.set_reflector_config(options.reflector_config.clone());
-        if let Some(transform) = options.transform.clone() {
-            let _ = informer.set_transform(move |obj: &mut K| transform(obj.meta_mut()));
+        let strip_after_decode = options.strip_managed_fields && !skips_managed_fields;
+        let transform = options.transform.clone();
+        if strip_after_decode || transform.is_some() {
+            let _ = informer.set_transform(move |obj: &mut K| {
+                let meta = obj.meta_mut();
+                if strip_after_decode {
+                    meta.managed_fields = None;
+                }
+                if let Some(transform) = &transform {
+                    transform(meta);
+                }
+            });
         }
         let gvr = gvr_of::<K>();
         debug!(resource = %gvr.resource, "created shared informer");

@@ -1,15 +1,21 @@
 //! Listing and watching one resource: the trait the reflector drives, and its
 //! implementation over `kube::Api`.
 
-use std::{fmt, sync::Arc};
+use std::{fmt, marker::PhantomData, sync::Arc};
 
 use futures::{StreamExt, future::BoxFuture, stream::BoxStream};
 use kube::{
-    Api, Resource,
+    Api, Client, Resource,
     api::{ListParams, WatchParams},
-    core::{ObjectList, WatchEvent},
+    core::{ObjectList, Request, WatchEvent},
 };
 use serde::de::DeserializeOwned;
+
+use super::{
+    decode::{DecodeOptions, decode_event},
+    list_stream::ListDecoder,
+    wire::{self, LineReader},
+};
 
 /// The stream of events a watch returns.
 pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, kube::Error>>;
@@ -41,6 +47,12 @@ pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
 /// watch. The label and field selectors the tweak sets are copied into the watch
 /// parameters so that list and watch always see the same objects.
 ///
+/// A list body is decoded while it arrives, item by item, so the whole body is never
+/// held in memory; watch events are decoded line by line as they arrive. With [`skip_managed_fields`](Self::skip_managed_fields), every
+/// object's `metadata.managedFields` is skipped while decoding, never built.
+/// An error response becomes `kube::Error::Api` with its `Status` (as `kube::Api`
+/// reports it); a list or event that does not decode becomes `kube::Error::SerdeError`.
+///
 /// ```no_run
 /// # #[tokio::main]
 /// # async fn main() -> Result<(), kube::Error> {
@@ -57,14 +69,34 @@ pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
 /// # }
 /// ```
 pub struct ApiListerWatcher<K> {
-    api: Api<K>,
+    client: Client,
+    url_path: String,
     tweak: Option<TweakListParams>,
+    decode: DecodeOptions,
+    _resource: PhantomData<fn() -> K>,
+}
+
+impl<K: Resource> ApiListerWatcher<K> {
+    /// Lists and watches through `api`, unfiltered.
+    pub fn new(api: Api<K>) -> Self {
+        Self {
+            url_path: api.resource_url().to_owned(),
+            client: api.into_client(),
+            tweak: None,
+            decode: DecodeOptions::default(),
+            _resource: PhantomData,
+        }
+    }
 }
 
 impl<K> ApiListerWatcher<K> {
-    /// Lists and watches through `api`, unfiltered.
-    pub fn new(api: Api<K>) -> Self {
-        Self { api, tweak: None }
+    /// Skips `metadata.managedFields` while decoding every listed and watched object:
+    /// the field is `None`, and its value is never built. This is what
+    /// `SharedInformerFactoryBuilder::strip_managed_fields` uses.
+    #[must_use]
+    pub fn skip_managed_fields(mut self) -> Self {
+        self.decode.skip_managed_fields = true;
+        self
     }
 
     /// Applies `tweak` to the parameters of every list and watch.
@@ -72,6 +104,11 @@ impl<K> ApiListerWatcher<K> {
     pub fn with_tweak(mut self, tweak: TweakListParams) -> Self {
         self.tweak = Some(tweak);
         self
+    }
+
+    /// The client requests are sent with.
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
     }
 
     /// The parameters actually sent for a list the reflector asked for: the tweak applied
@@ -111,9 +148,15 @@ impl<K> ApiListerWatcher<K> {
     }
 }
 
-impl<K: Clone> Clone for ApiListerWatcher<K> {
+impl<K> Clone for ApiListerWatcher<K> {
     fn clone(&self) -> Self {
-        Self { api: self.api.clone(), tweak: self.tweak.clone() }
+        Self {
+            client: self.client.clone(),
+            url_path: self.url_path.clone(),
+            tweak: self.tweak.clone(),
+            decode: self.decode,
+            _resource: PhantomData,
+        }
     }
 }
 
@@ -121,7 +164,9 @@ impl<K> fmt::Debug for ApiListerWatcher<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ApiListerWatcher")
             .field("resource", &std::any::type_name::<K>())
+            .field("url_path", &self.url_path)
             .field("tweak", &self.tweak.is_some())
+            .field("skip_managed_fields", &self.decode.skip_managed_fields)
             .finish()
     }
 }
@@ -134,7 +179,16 @@ where
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<K>, kube::Error>> {
-        Box::pin(async move { self.api.list(&self.list_params(params)).await })
+        Box::pin(async move {
+            let request = Request::new(&self.url_path);
+            let params = self.list_params(params);
+            let built = if K::metadata_api() {
+                request.list_metadata(&params)
+            } else {
+                request.list(&params)
+            };
+            list_objects(&self.client, built, self.decode).await
+        })
     }
 
     fn watch<'a>(
@@ -143,8 +197,59 @@ where
         resource_version: &'a str,
     ) -> BoxFuture<'a, Result<WatchStream<K>, kube::Error>> {
         Box::pin(async move {
-            let stream = self.api.watch(&self.watch_params(params), resource_version).await?;
-            Ok(stream.boxed())
+            let request = Request::new(&self.url_path);
+            let params = self.watch_params(params);
+            let built = if K::metadata_api() {
+                request.watch_metadata(&params, resource_version)
+            } else {
+                request.watch(&params, resource_version)
+            };
+            watch_objects(&self.client, built, self.decode).await
         })
     }
+}
+
+/// Sends a list request and decodes its body as it arrives.
+pub(crate) async fn list_objects<T>(
+    client: &Client,
+    request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+    decode: DecodeOptions,
+) -> Result<ObjectList<T>, kube::Error>
+where
+    T: Clone + DeserializeOwned,
+{
+    let response = wire::send(client, request, "list").await?;
+    let mut decoder = ListDecoder::new(decode);
+    wire::for_each_chunk(response, |chunk| decoder.feed(chunk).map_err(kube::Error::SerdeError))
+        .await?;
+    decoder.finish().map_err(kube::Error::SerdeError)
+}
+
+/// Sends a watch request and decodes its events line by line as they arrive.
+pub(crate) async fn watch_objects<T>(
+    client: &Client,
+    request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+    decode: DecodeOptions,
+) -> Result<WatchStream<T>, kube::Error>
+where
+    T: Clone + DeserializeOwned + Send + 'static,
+{
+    // As kube: watch bodies are not compressed (multi-member gzip is not decoded).
+    let request = request.map(|mut request| {
+        request
+            .headers_mut()
+            .entry(http::header::ACCEPT_ENCODING)
+            .or_insert(http::HeaderValue::from_static("identity"));
+        request
+    });
+    let response = wire::send(client, request, "watch").await?;
+    let lines = LineReader::new(response);
+    let events = futures::stream::unfold(lines, move |mut lines| async move {
+        let event = match lines.next_line().await? {
+            Ok(line) => decode_event::<T>(line, decode),
+            Err(err) => Err(err),
+        };
+        Some((event, lines))
+    });
+    Ok(events.boxed())
 }

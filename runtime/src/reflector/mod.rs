@@ -74,25 +74,32 @@
 
 mod backoff;
 mod config;
+mod decode;
 mod error;
 mod list;
+mod list_stream;
 mod lister_watcher;
+mod managed_fields;
 mod resync;
 mod run;
 mod sink;
 mod streaming;
 mod version;
 mod watch;
+mod wire;
 
 use std::{fmt, sync::Arc};
 
 use kube::Resource;
 
 pub use config::{BackoffConfig, ReflectorConfig};
+pub(crate) use decode::DecodeOptions;
 pub use error::{BoxError, Phase, ReflectorError, Result, StoreOperation};
 pub use lister_watcher::{ApiListerWatcher, ListerWatcher, TweakListParams, WatchStream};
+pub(crate) use lister_watcher::{list_objects, watch_objects};
 pub use sink::ReflectorStore;
 pub use version::LastSyncResourceVersion;
+pub use wire::WireError;
 
 /// Decides, each time the resync timer fires, whether to resync (client-go's
 /// `ShouldResyncFunc`; the shared informer passes its processor's `shouldResync`).

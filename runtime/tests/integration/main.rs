@@ -19,6 +19,7 @@ mod processor_resync;
 mod reflector_api_lister_watcher;
 mod reflector_backoff;
 mod reflector_cancel;
+mod reflector_decode;
 mod reflector_list;
 mod reflector_resync;
 mod reflector_streaming;

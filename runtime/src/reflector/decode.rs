@@ -1,0 +1,265 @@
+//! Decoding watch events from bytes, optionally without `metadata.managedFields` (see
+//! [`managed_fields`](super::managed_fields)); list bodies are decoded by
+//! [`list_stream`](super::list_stream) with the same item decoding.
+
+use std::{fmt, marker::PhantomData};
+
+use kube::core::{Status, WatchEvent, watch::Bookmark};
+use serde::{
+    Deserialize as _,
+    de::{self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess},
+};
+
+use super::managed_fields::WithoutManagedFields;
+
+/// How objects are decoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DecodeOptions {
+    /// Skip `metadata.managedFields` while decoding; it comes out as `None`.
+    pub(crate) skip_managed_fields: bool,
+}
+
+/// Decodes one line of a watch body (`{"type": ..., "object": ...}`). A line that is a
+/// bare `Status` (some proxies send one instead of an `ERROR` event) becomes
+/// `kube::Error::Api`; anything else that does not decode is `kube::Error::SerdeError`.
+pub(crate) fn decode_event<K>(
+    line: &[u8],
+    options: DecodeOptions,
+) -> Result<WatchEvent<K>, kube::Error>
+where
+    K: DeserializeOwned + Clone,
+{
+    let mut deserializer = serde_json::Deserializer::from_slice(line);
+    let decoded = EventSeed::<K> { options, _item: PhantomData }
+        .deserialize(&mut deserializer)
+        .and_then(|event| deserializer.end().map(|()| event));
+    decoded.map_err(|err| match bare_status(line) {
+        Some(status) => kube::Error::Api(Box::new(status)),
+        None => kube::Error::SerdeError(err),
+    })
+}
+
+/// The `Status` a line holds if it is one (`"kind": "Status"`), not a watch event.
+fn bare_status(line: &[u8]) -> Option<Status> {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        kind: Option<String>,
+    }
+    let kind = serde_json::from_slice::<Kind>(line).ok()?.kind?;
+    if kind != "Status" {
+        return None;
+    }
+    serde_json::from_slice(line).ok()
+}
+
+/// Decodes one object, with or without its managed fields.
+struct ItemSeed<K> {
+    options: DecodeOptions,
+    _item: PhantomData<fn() -> K>,
+}
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ItemSeed<K> {
+    type Value = K;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
+        if self.options.skip_managed_fields {
+            WithoutManagedFields::<K>::new().deserialize(deserializer)
+        } else {
+            K::deserialize(deserializer)
+        }
+    }
+}
+
+/// One watch event. The server sends `type` before `object`, so the object is decoded
+/// in place; if it came first it is buffered as a `Value` until the type is known.
+struct EventSeed<K> {
+    options: DecodeOptions,
+    _item: PhantomData<fn() -> K>,
+}
+
+impl<'de, K: DeserializeOwned + Clone> DeserializeSeed<'de> for EventSeed<K> {
+    type Value = WatchEvent<K>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// The `type` of a watch event.
+#[derive(Clone, Copy)]
+enum EventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+}
+
+impl EventType {
+    fn parse<E: de::Error>(value: &str) -> Result<Self, E> {
+        Ok(match value {
+            "ADDED" => EventType::Added,
+            "MODIFIED" => EventType::Modified,
+            "DELETED" => EventType::Deleted,
+            "BOOKMARK" => EventType::Bookmark,
+            "ERROR" => EventType::Error,
+            other => {
+                return Err(de::Error::unknown_variant(
+                    other,
+                    &["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"],
+                ));
+            }
+        })
+    }
+}
+
+/// The object of an event of a known type.
+struct ObjectSeed<K> {
+    event_type: EventType,
+    options: DecodeOptions,
+    _item: PhantomData<fn() -> K>,
+}
+
+impl<'de, K: DeserializeOwned + Clone> DeserializeSeed<'de> for ObjectSeed<K> {
+    type Value = WatchEvent<K>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let item = || ItemSeed::<K> { options: self.options, _item: PhantomData };
+        Ok(match self.event_type {
+            EventType::Added => WatchEvent::Added(item().deserialize(deserializer)?),
+            EventType::Modified => WatchEvent::Modified(item().deserialize(deserializer)?),
+            EventType::Deleted => WatchEvent::Deleted(item().deserialize(deserializer)?),
+            EventType::Bookmark => WatchEvent::Bookmark(Bookmark::deserialize(deserializer)?),
+            EventType::Error => WatchEvent::Error(Box::new(Status::deserialize(deserializer)?)),
+        })
+    }
+}
+
+impl<'de, K: DeserializeOwned + Clone> de::Visitor<'de> for EventSeed<K> {
+    type Value = WatchEvent<K>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a watch event")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut event_type = None;
+        let mut event = None;
+        let mut early_object: Option<serde_json::Value> = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "type" => {
+                    let value = map.next_value::<std::borrow::Cow<'de, str>>()?;
+                    event_type = Some(EventType::parse(&value)?);
+                }
+                "object" => match event_type {
+                    Some(event_type) => {
+                        event = Some(map.next_value_seed(ObjectSeed::<K> {
+                            event_type,
+                            options: self.options,
+                            _item: PhantomData,
+                        })?);
+                    }
+                    None => early_object = Some(map.next_value()?),
+                },
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if let Some(event) = event {
+            return Ok(event);
+        }
+        let event_type = event_type.ok_or_else(|| de::Error::missing_field("type"))?;
+        let object = early_object.ok_or_else(|| de::Error::missing_field("object"))?;
+        ObjectSeed::<K> { event_type, options: self.options, _item: PhantomData }
+            .deserialize(object)
+            .map_err(de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use serde_json::json;
+
+    use super::*;
+
+    const SKIP: DecodeOptions = DecodeOptions { skip_managed_fields: true };
+
+    fn config_map(name: &str) -> serde_json::Value {
+        json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "resourceVersion": "3", "managedFields": [{"manager": "m"}]},
+            "data": {"k": "v"}
+        })
+    }
+
+    #[test]
+    fn events_decode_with_and_without_managed_fields() {
+        let line =
+            serde_json::to_vec(&json!({"type": "MODIFIED", "object": config_map("a")})).unwrap();
+        match decode_event::<ConfigMap>(&line, DecodeOptions::default()).unwrap() {
+            WatchEvent::Modified(cm) => assert!(cm.metadata.managed_fields.is_some()),
+            other => panic!("unexpected {other:?}"),
+        }
+        match decode_event::<ConfigMap>(&line, SKIP).unwrap() {
+            WatchEvent::Modified(cm) => {
+                assert_eq!(cm.metadata.managed_fields, None);
+                assert_eq!(cm.data.unwrap()["k"], "v");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        // The object before its type is decoded too.
+        let line =
+            serde_json::to_vec(&json!({"object": config_map("b"), "type": "DELETED"})).unwrap();
+        match decode_event::<ConfigMap>(&line, SKIP).unwrap() {
+            WatchEvent::Deleted(cm) => {
+                assert_eq!(cm.metadata.name.as_deref(), Some("b"));
+                assert_eq!(cm.metadata.managed_fields, None);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bookmarks_and_error_events_decode() {
+        let line = br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
+        match decode_event::<ConfigMap>(line, SKIP).unwrap() {
+            WatchEvent::Bookmark(b) => {
+                assert_eq!(b.metadata.resource_version, "12");
+                assert_eq!(b.metadata.annotations["k8s.io/initial-events-end"], "true");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let line = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old","reason":"Expired","code":410}}"#;
+        match decode_event::<ConfigMap>(line, SKIP).unwrap() {
+            WatchEvent::Error(status) => {
+                assert_eq!((status.code, status.reason.as_str()), (410, "Expired"))
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_wrongly_typed_object_is_a_decode_error_not_an_empty_status() {
+        // kube's watch decoder turns this line into `Error::Api` with an empty Status.
+        let line = br#"{"type":"ADDED","object":{"metadata":{"name":"a","labels":"flat"}}}"#;
+        let err = decode_event::<ConfigMap>(line, SKIP).unwrap_err();
+        assert!(matches!(err, kube::Error::SerdeError(_)), "{err:?}");
+        let err =
+            decode_event::<ConfigMap>(br#"{"type":"RENAMED","object":{}}"#, SKIP).unwrap_err();
+        assert!(matches!(err, kube::Error::SerdeError(_)), "{err:?}");
+        let err = decode_event::<ConfigMap>(br#"{"type":"ADDED","object":{"#, SKIP).unwrap_err();
+        assert!(matches!(err, kube::Error::SerdeError(_)), "{err:?}");
+    }
+
+    #[test]
+    fn a_bare_status_line_is_an_api_error() {
+        let line = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"gone","reason":"Gone","code":410}"#;
+        match decode_event::<ConfigMap>(line, SKIP).unwrap_err() {
+            kube::Error::Api(status) => assert_eq!(status.code, 410),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! Decoding a list body while it arrives: each item is decoded as soon as its bytes are
+//! in, and the bytes are dropped, so the whole body is never held at once and decoding
+//! overlaps the transfer.
+//!
+//! The envelope (`apiVersion`, `kind`, `metadata`, `items`, unknown keys) is walked key
+//! by key; values and items are decoded one at a time with serde_json from the buffered
+//! bytes. A value cut by the end of the buffer fails with an EOF or syntax error and is
+//! retried once more bytes are in; a pass only starts once [`BATCH`] bytes are waiting,
+//! so a retried partial item costs little. A malformed body is reported when it ends.
+
+use kube::core::{ListMeta, ObjectList, TypeMeta};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny};
+use serde_json::error::Category;
+
+use super::{decode::DecodeOptions, managed_fields::WithoutManagedFields};
+
+/// How many undecoded bytes are gathered before decoding what they hold.
+const BATCH: usize = 1024 * 1024;
+
+/// Where the walk through the list is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Before the opening `{`.
+    Start,
+    /// Expecting a key, a `,` or the closing `}`.
+    Key,
+    /// Expecting the value of a key.
+    Value(Field),
+    /// Inside `items`: expecting an item, a `,` or the closing `]`.
+    Items,
+    /// After the closing `}`.
+    Done,
+}
+
+/// The keys of a list the decoder keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    ApiVersion,
+    Kind,
+    Metadata,
+    Items,
+    Other,
+}
+
+/// Whether a step could go on.
+enum Step {
+    Progress,
+    NeedMore,
+}
+
+/// Decodes one list body fed in chunks.
+pub(crate) struct ListDecoder<K> {
+    options: DecodeOptions,
+    /// How many undecoded bytes wait before a decoding pass ([`BATCH`]).
+    batch: usize,
+    /// The next pass waits for twice the bytes the last one left undecoded, so that a
+    /// value that does not decode (and may be malformed) is not retried at every chunk.
+    wait_for: usize,
+    buffer: Vec<u8>,
+    /// How much of `buffer` is decoded.
+    pos: usize,
+    state: State,
+    api_version: Option<String>,
+    kind: Option<String>,
+    metadata: Option<ListMeta>,
+    items: Option<Vec<K>>,
+}
+
+impl<K: DeserializeOwned + Clone> ListDecoder<K> {
+    pub(crate) fn new(options: DecodeOptions) -> Self {
+        Self::with_batch(options, BATCH)
+    }
+
+    fn with_batch(options: DecodeOptions, batch: usize) -> Self {
+        Self {
+            options,
+            batch,
+            wait_for: 0,
+            buffer: Vec::with_capacity(2 * batch),
+            pos: 0,
+            state: State::Start,
+            api_version: None,
+            kind: None,
+            metadata: None,
+            items: None,
+        }
+    }
+
+    /// Takes the next chunk of the body, decoding what is complete once enough is in.
+    pub(crate) fn feed(&mut self, chunk: &[u8]) -> serde_json::Result<()> {
+        self.buffer.extend_from_slice(chunk);
+        if self.buffer.len() - self.pos >= self.batch.max(self.wait_for) {
+            self.advance(false)?;
+            self.buffer.drain(..self.pos);
+            self.pos = 0;
+            self.wait_for = 2 * self.buffer.len();
+        }
+        Ok(())
+    }
+
+    /// The body has ended: decodes the rest and returns the list.
+    pub(crate) fn finish(mut self) -> serde_json::Result<ObjectList<K>> {
+        self.advance(true)?;
+        if self.state != State::Done {
+            return Err(serde_json::Error::custom("the list body ended before the list did"));
+        }
+        if self.buffer[self.pos..].iter().any(|b| !b.is_ascii_whitespace()) {
+            return Err(serde_json::Error::custom("trailing characters after the list"));
+        }
+        // As kube's `ObjectList`: a list without type fields is a `v1` `List`.
+        let types = match (self.api_version, self.kind) {
+            (None, None) => TypeMeta { api_version: "v1".into(), kind: "List".into() },
+            (api_version, kind) => TypeMeta {
+                api_version: api_version.unwrap_or_default(),
+                kind: kind.unwrap_or_default(),
+            },
+        };
+        Ok(ObjectList {
+            types,
+            metadata: self.metadata.unwrap_or_default(),
+            items: self.items.ok_or_else(|| serde_json::Error::missing_field("items"))?,
+        })
+    }
+
+    /// Decodes as far as the buffered bytes allow.
+    fn advance(&mut self, ended: bool) -> serde_json::Result<()> {
+        while let Step::Progress = self.step(ended)? {}
+        Ok(())
+    }
+
+    fn step(&mut self, ended: bool) -> serde_json::Result<Step> {
+        let Some(next) = self.skip_whitespace() else { return Ok(Step::NeedMore) };
+        match self.state {
+            State::Done => Ok(Step::NeedMore),
+            State::Start => {
+                if next != b'{' {
+                    return Err(serde_json::Error::custom("expected a list object"));
+                }
+                self.pos += 1;
+                self.state = State::Key;
+                Ok(Step::Progress)
+            }
+            State::Key => match next {
+                b'}' => {
+                    self.pos += 1;
+                    self.state = State::Done;
+                    Ok(Step::Progress)
+                }
+                b',' => {
+                    self.pos += 1;
+                    Ok(Step::Progress)
+                }
+                _ => {
+                    let Some((key, end)) = self.parse::<String>(self.pos, ended)? else {
+                        return Ok(Step::NeedMore);
+                    };
+                    let colon = self.buffer[end..].iter().position(|b| !b.is_ascii_whitespace());
+                    let Some(colon) = colon.map(|offset| end + offset) else {
+                        return if ended {
+                            Err(serde_json::Error::custom("expected `:` after a key"))
+                        } else {
+                            Ok(Step::NeedMore)
+                        };
+                    };
+                    if self.buffer[colon] != b':' {
+                        return Err(serde_json::Error::custom("expected `:` after a key"));
+                    }
+                    self.pos = colon + 1;
+                    self.state = State::Value(match key.as_str() {
+                        "apiVersion" => Field::ApiVersion,
+                        "kind" => Field::Kind,
+                        "metadata" => Field::Metadata,
+                        "items" => Field::Items,
+                        _ => Field::Other,
+                    });
+                    Ok(Step::Progress)
+                }
+            },
+            State::Value(Field::Items) if next == b'[' => {
+                self.pos += 1;
+                self.items = Some(Vec::new());
+                self.state = State::Items;
+                Ok(Step::Progress)
+            }
+            State::Value(field) => {
+                let decoded = match field {
+                    Field::ApiVersion => self.value(ended, |list, v| list.api_version = v)?,
+                    Field::Kind => self.value(ended, |list, v| list.kind = v)?,
+                    Field::Metadata => self.value(ended, |list, v| list.metadata = v)?,
+                    // `null` (anything else is an error from `Option<Vec<_>>`).
+                    Field::Items => self.value(ended, |list, v: Option<Vec<IgnoredAny>>| {
+                        if v.is_none() {
+                            list.items = Some(Vec::new());
+                        }
+                    })?,
+                    Field::Other => self.value(ended, |_, _: IgnoredAny| {})?,
+                };
+                if decoded {
+                    self.state = State::Key;
+                    Ok(Step::Progress)
+                } else {
+                    Ok(Step::NeedMore)
+                }
+            }
+            State::Items => match next {
+                b']' => {
+                    self.pos += 1;
+                    self.state = State::Key;
+                    Ok(Step::Progress)
+                }
+                b',' => {
+                    self.pos += 1;
+                    Ok(Step::Progress)
+                }
+                _ => {
+                    let item = if self.options.skip_managed_fields {
+                        self.parse::<Skipping<K>>(self.pos, ended)?.map(|(item, end)| (item.0, end))
+                    } else {
+                        self.parse::<K>(self.pos, ended)?
+                    };
+                    let Some((item, end)) = item else { return Ok(Step::NeedMore) };
+                    self.items.get_or_insert_with(Vec::new).push(item);
+                    self.pos = end;
+                    Ok(Step::Progress)
+                }
+            },
+        }
+    }
+
+    /// Decodes the value at `pos` and stores it with `store`; `false` if it is not all in.
+    fn value<T: DeserializeOwned>(
+        &mut self,
+        ended: bool,
+        store: impl FnOnce(&mut Self, T),
+    ) -> serde_json::Result<bool> {
+        match self.parse::<T>(self.pos, ended)? {
+            Some((value, end)) => {
+                self.pos = end;
+                store(self, value);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Moves `pos` past whitespace; the next byte, if it is buffered.
+    fn skip_whitespace(&mut self) -> Option<u8> {
+        let offset = self.buffer[self.pos..].iter().position(|b| !b.is_ascii_whitespace());
+        match offset {
+            Some(offset) => {
+                self.pos += offset;
+                Some(self.buffer[self.pos])
+            }
+            None => {
+                self.pos = self.buffer.len();
+                None
+            }
+        }
+    }
+
+    /// Decodes one JSON value starting at `start` (no leading whitespace); `None` when
+    /// its bytes are not all buffered yet.
+    fn parse<T: DeserializeOwned>(
+        &self,
+        start: usize,
+        ended: bool,
+    ) -> serde_json::Result<Option<(T, usize)>> {
+        let input = &self.buffer[start..];
+        let mut values = serde_json::Deserializer::from_slice(input).into_iter::<T>();
+        match values.next() {
+            None if ended => Err(serde_json::Error::custom("the list body ended early")),
+            None => Ok(None),
+            Some(Ok(value)) => {
+                let end = values.byte_offset();
+                // A number or literal at the very end may go on in the next chunk.
+                let delimited = matches!(input.first(), Some(b'{' | b'[' | b'"'));
+                if end == input.len() && !delimited && !ended {
+                    return Ok(None);
+                }
+                Ok(Some((value, start + end)))
+            }
+            // A value cut short is not always an EOF error (`2.` is an invalid number):
+            // any syntax error may be the cut, and is decided once more bytes are in.
+            // A wrongly typed value is an error at once.
+            Some(Err(err))
+                if !ended && matches!(err.classify(), Category::Eof | Category::Syntax) =>
+            {
+                Ok(None)
+            }
+            Some(Err(err)) => Err(err),
+        }
+    }
+}
+
+/// An item decoded without `metadata.managedFields`.
+struct Skipping<K>(K);
+
+impl<'de, K: DeserializeOwned> de::Deserialize<'de> for Skipping<K> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        WithoutManagedFields::<K>::new().deserialize(deserializer).map(Skipping)
+    }
+}
+
+/// Decodes `body` fed in chunks of `chunk` bytes, decoding every `batch` bytes.
+#[cfg(test)]
+pub(crate) fn decode_in_chunks<K: DeserializeOwned + Clone>(
+    body: &[u8],
+    chunk: usize,
+    batch: usize,
+    options: DecodeOptions,
+) -> serde_json::Result<ObjectList<K>> {
+    let mut decoder = ListDecoder::with_batch(options, batch);
+    for piece in body.chunks(chunk.max(1)) {
+        decoder.feed(piece)?;
+    }
+    decoder.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use serde_json::json;
+
+    use super::*;
+
+    const SKIP: DecodeOptions = DecodeOptions { skip_managed_fields: true };
+    const PLAIN: DecodeOptions = DecodeOptions { skip_managed_fields: false };
+
+    fn config_map(name: &str) -> serde_json::Value {
+        json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "resourceVersion": "3", "managedFields": [{"manager": "m"}]},
+            "data": {"k": "v\\n\"quoted\" ]}"}
+        })
+    }
+
+    /// Every way of cutting the body: one chunk, small chunks, and a decoding pass
+    /// after every chunk, so values are cut at every byte.
+    fn every_cut<K: DeserializeOwned + Clone>(
+        body: &[u8],
+        options: DecodeOptions,
+    ) -> Vec<serde_json::Result<ObjectList<K>>> {
+        let mut results = vec![decode_in_chunks(body, body.len(), BATCH, options)];
+        for chunk in [1, 2, 7, 64] {
+            results.push(decode_in_chunks(body, chunk, 1, options));
+            results.push(decode_in_chunks(body, chunk, 100, options));
+        }
+        results
+    }
+
+    #[test]
+    fn a_list_decodes_like_kube_however_it_is_cut() {
+        let body = serde_json::to_vec_pretty(&json!({
+            "kind": "ConfigMapList", "apiVersion": "v1",
+            "metadata": {"resourceVersion": "9", "continue": "next"},
+            "unknown": {"ignored": [1, 2.5, null, true, "]"]},
+            "number": 12345,
+            "items": [config_map("a"), config_map("b"), config_map("c")]
+        }))
+        .unwrap();
+        let kube: ObjectList<ConfigMap> = serde_json::from_slice(&body).unwrap();
+        for ours in every_cut::<ConfigMap>(&body, PLAIN) {
+            let ours = ours.unwrap();
+            assert_eq!(ours.items, kube.items);
+            assert_eq!(ours.metadata, kube.metadata);
+            assert_eq!(ours.types, kube.types);
+        }
+        for skipped in every_cut::<ConfigMap>(&body, SKIP) {
+            let skipped = skipped.unwrap();
+            let mut expected = kube.items.clone();
+            for cm in &mut expected {
+                cm.metadata.managed_fields = None;
+            }
+            assert_eq!(skipped.items, expected);
+            assert_eq!(skipped.metadata.continue_.as_deref(), Some("next"));
+        }
+    }
+
+    #[test]
+    fn null_or_empty_items_and_missing_types_are_an_empty_v1_list() {
+        for body in [&br#"{"metadata":{},"items":null}"#[..], br#" { "items" : [ ] } "#] {
+            for list in every_cut::<ConfigMap>(body, SKIP) {
+                let list = list.unwrap();
+                assert!(list.items.is_empty());
+                assert_eq!(
+                    (list.types.api_version.as_str(), list.types.kind.as_str()),
+                    ("v1", "List")
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_lists_are_errors() {
+        let wrong = br#"{"items":[{"metadata":{"name":"a","labels":"flat"}}]}"#;
+        for result in every_cut::<ConfigMap>(wrong, PLAIN) {
+            assert_eq!(result.unwrap_err().classify(), serde_json::error::Category::Data);
+        }
+        for body in [
+            &br#"{"metadata":{}}"#[..],         // no items
+            br#"{"items":[]} x"#,               // trailing garbage
+            br#"{"items":[{"metadata":{}}"#,    // cut short
+            br#"{"items":[{"metadata":{]}}]}"#, // invalid JSON
+            br#"{"items" 1}"#,                  // no colon
+            br#"{"items":7}"#,                  // not an array
+            br#"[]"#,                           // not an object
+            br#""#,                             // empty
+        ] {
+            for result in every_cut::<ConfigMap>(body, SKIP) {
+                assert!(result.is_err(), "{}", String::from_utf8_lossy(body));
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The HTTP side of listing and watching: sending a request built by
+//! [`kube::core::Request`], mapping error responses to `kube::Error::Api` exactly as
+//! `kube::Client` does, reading a list body into one buffer and splitting a watch body
+//! into lines.
+//!
+//! `kube::Client::request` holds a list body twice (`Bytes`, then a `String` copy) and
+//! decodes it with `from_str` once all of it is in; here list bodies are handed on
+//! chunk by chunk, so the caller decodes them as they arrive.
+
+use std::{future::poll_fn, pin::Pin};
+
+use http_body::Body as _;
+use kube::{
+    Client,
+    client::Body,
+    core::{Status, request::Error as RequestError},
+};
+
+/// The largest `Content-Length` trusted to pre-size a list buffer; a larger body still
+/// reads, growing the buffer as it arrives.
+const MAX_PRESIZE: usize = 1 << 30;
+
+/// An error of the byte stream of a watch, carried by `kube::Error::ReadEvents`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WireError {
+    /// The watch body ended (or its connection broke) in the middle of an event: the
+    /// last line had no terminating newline. The event is lost, so the reflector
+    /// re-watches from the last resource version it applied.
+    #[error("the watch stream ended in the middle of an event ({bytes} bytes without a newline)")]
+    TruncatedEvent {
+        /// How many bytes of the unfinished line had arrived.
+        bytes: usize,
+    },
+}
+
+/// Sends `request` and returns the response if its status is a success; an error
+/// status becomes `kube::Error::Api` with the `Status` of the body (or one made from its
+/// text), as `kube::Client` reports it.
+pub(crate) async fn send(
+    client: &Client,
+    request: Result<http::Request<Vec<u8>>, RequestError>,
+    verb: &'static str,
+) -> Result<http::Response<Body>, kube::Error> {
+    let mut request = request.map_err(kube::Error::BuildRequest)?;
+    request.extensions_mut().insert(verb);
+    let response = client.send(request.map(Body::from)).await?;
+    let code = response.status();
+    if !(code.is_client_error() || code.is_server_error()) {
+        return Ok(response);
+    }
+    let body = read_body(response).await?;
+    let status = match serde_json::from_slice::<Status>(&body) {
+        Ok(status) => status,
+        Err(_) => {
+            let text = String::from_utf8(body).map_err(kube::Error::FromUtf8)?;
+            Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
+        }
+    };
+    tracing::debug!(code = status.code, reason = %status.reason, "request failed");
+    Err(kube::Error::Api(status.boxed()))
+}
+
+/// Reads the whole body (of an error response) into one buffer, pre-sized from
+/// `Content-Length`.
+pub(crate) async fn read_body(response: http::Response<Body>) -> Result<Vec<u8>, kube::Error> {
+    let expected = response
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = response.into_body();
+    let mut buffer = Vec::with_capacity(expected.min(MAX_PRESIZE));
+    while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        if let Ok(data) = frame?.into_data() {
+            buffer.extend_from_slice(&data);
+        }
+    }
+    Ok(buffer)
+}
+
+/// Hands every data chunk of the body to `each` as it arrives.
+pub(crate) async fn for_each_chunk(
+    response: http::Response<Body>,
+    mut each: impl FnMut(&[u8]) -> Result<(), kube::Error>,
+) -> Result<(), kube::Error> {
+    let mut body = response.into_body();
+    while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        if let Ok(data) = frame?.into_data() {
+            each(&data)?;
+        }
+    }
+    Ok(())
+}
+
+/// Splits a watch body into lines, each handed out as a borrowed slice without its
+/// newline. Blank lines are skipped.
+pub(crate) struct LineReader {
+    body: Body,
+    buffer: Vec<u8>,
+    /// Where the next line starts in `buffer`.
+    start: usize,
+    /// How far past `start` is known to hold no newline.
+    scanned: usize,
+    ended: bool,
+}
+
+impl LineReader {
+    pub(crate) fn new(response: http::Response<Body>) -> Self {
+        Self { body: response.into_body(), buffer: Vec::new(), start: 0, scanned: 0, ended: false }
+    }
+
+    /// The next non-blank line; `None` at the end of the stream (including a transport
+    /// EOF between events, which kube also treats as a normal end).
+    pub(crate) async fn next_line(&mut self) -> Option<Result<&[u8], kube::Error>> {
+        loop {
+            let unread = &self.buffer[self.start + self.scanned..];
+            if let Some(offset) = unread.iter().position(|b| *b == b'\n') {
+                let line_start = self.start;
+                let line_end = self.start + self.scanned + offset;
+                self.start = line_end + 1;
+                self.scanned = 0;
+                if self.buffer[line_start..line_end].iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                return Some(Ok(&self.buffer[line_start..line_end]));
+            }
+            self.scanned = self.buffer.len() - self.start;
+            if self.ended {
+                return self.finish();
+            }
+            // Only an unfinished line is left: move it to the front before reading more.
+            if self.start > 0 {
+                self.buffer.drain(..self.start);
+                self.start = 0;
+            }
+            match poll_fn(|cx| Pin::new(&mut self.body).poll_frame(cx)).await {
+                None => self.ended = true,
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        self.buffer.extend_from_slice(&data);
+                    }
+                }
+                Some(Err(err)) if is_unexpected_eof(&err) => {
+                    tracing::debug!("watch connection closed mid-stream");
+                    self.ended = true;
+                }
+                Some(Err(err)) => {
+                    self.ended = true;
+                    self.buffer.clear();
+                    self.start = 0;
+                    self.scanned = 0;
+                    return Some(Err(kube::Error::ReadEvents(std::io::Error::other(err))));
+                }
+            }
+        }
+    }
+
+    /// The end of the body: nothing, or a typed error if an unfinished line is left.
+    fn finish(&mut self) -> Option<Result<&[u8], kube::Error>> {
+        let rest = &self.buffer[self.start..];
+        if rest.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        let bytes = rest.len();
+        self.buffer.clear();
+        self.start = 0;
+        self.scanned = 0;
+        Some(Err(kube::Error::ReadEvents(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            WireError::TruncatedEvent { bytes },
+        ))))
+    }
+}
+
+/// Whether a body error is the connection ending early (kube's rule: an
+/// `UnexpectedEof` I/O error in the chain, or the chunked decoder's message).
+fn is_unexpected_eof(err: &kube::Error) -> bool {
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    for _ in 0..16 {
+        let Some(cause) = current else { break };
+        if cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
+        {
+            return true;
+        }
+        current = cause.source();
+    }
+    err.to_string().contains("unexpected EOF during chunk")
+}
