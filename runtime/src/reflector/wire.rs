@@ -51,9 +51,12 @@ pub(crate) async fn send(
     }
     let body = read_body(response).await?;
     let status = match serde_json::from_slice::<Status>(&body) {
-        Ok(status) => status,
-        Err(_) => {
-            let text = String::from_utf8(body).map_err(kube::Error::FromUtf8)?;
+        // Any JSON object parses as a `Status` with every field defaulted. kube stops there
+        // and reports code 0 with an empty message, losing both the HTTP code and the body
+        // (a proxy's `{"error": ...}`); a real Status always carries its code.
+        Ok(status) if status.code != 0 => status,
+        _ => {
+            let text = String::from_utf8_lossy(&body);
             Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
         }
     };

@@ -213,9 +213,8 @@ async fn wrongly_typed_field_in_a_list_fails_the_list_and_keeps_the_cache() {
     fx.finish().await;
 }
 
-/// `variant` is the error the case produces today: a syntax error is a `Decode` error, but
-/// kube's watch decoder reports an event whose object has a wrongly typed field as an
-/// `ERROR` event with an empty Status, so it arrives as a `Watch` error.
+/// `variant` is the error the case produces: both a syntax error and a wrongly typed field
+/// are `Decode` errors (kube's own watch decoder turned the latter into an empty Status).
 async fn malformed_watch_event(malformed: Malformed, variant: &str, needle: &str) {
     let fx = Fixture::start().await;
     let before = cache_model(&fx.informer.get_indexer().list());
@@ -315,12 +314,10 @@ fn assert_no_nameless_key(informer: &SharedIndexInformer<ConfigMap>) {
 
 /// A watch cut in the middle of an event line (half the JSON, then the connection aborted).
 ///
-/// Today: no error reaches the handler. kube's watch decoder ends the stream silently on an
-/// aborted chunked body (it logs "eof in poll" at warn), so the reflector sees a normal close
-/// and re-watches from the last resourceVersion it applied; the cut event arrives again on
-/// the new watch and nothing is lost. Reporting it as a typed error would need the runtime's
-/// lister-watcher (runtime/src/reflector/) to read the watch body itself and report a partial
-/// last line, which kube's `Api::watch` does not expose.
+/// kube's own watch decoder ends the stream silently here (it logs "eof in poll"); our line
+/// reader reports the unfinished line as `WireError::TruncatedEvent` through a `Watch` error,
+/// and the reflector re-watches from the last resourceVersion it applied, so the cut event
+/// arrives again and nothing is lost, without a relist.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watch_cut_in_the_middle_of_an_event_recovers_without_loss() {
     let fx = Fixture::start().await;
@@ -337,11 +334,13 @@ async fn a_watch_cut_in_the_middle_of_an_event_recovers_without_loss() {
     .await;
     assert_eq!(fx.server.faults().pending_truncations(), 0, "the event was cut");
     assert!(fx.server.request_count("watch", "configmaps") > watches, "the informer re-watched");
+    let seen = fx.expect_error("Watch", "ended in the middle of an event").await;
+    assert!(seen.text.contains("bytes without a newline"), "{}", seen.text);
     fx.recovers().await;
     assert_eq!(fx.informer.get_indexer().len(), 22);
     assert!(
         fx.variants().iter().all(|v| v != "Decode" && v != "List" && v != "Store"),
-        "{:?}",
+        "a cut watch is re-watched, not relisted: {:?}",
         fx.errors.lock()
     );
     fx.finish().await;
@@ -469,22 +468,21 @@ async fn plain_text_503s_on_a_watch_are_retried_by_the_kube_client() {
 
 /// A 500 whose body is JSON but not a `Status`.
 ///
-/// Today: kube parses any JSON object as a `Status` (every field has a default), so the
-/// error reaches the handler as a `List` error whose status has code 0 and an empty message:
-/// typed, but the HTTP code and the body are lost. The informer still keeps its cache and
-/// recovers. Keeping the code needs kube's `handle_api_errors` to fall back to the HTTP
-/// status when the parsed `Status` has `code == 0` (an upstream change); with code 0 the
-/// reflector classifies the error as a refusal rather than a transient 5xx, which only
-/// matters on a watch (it relists instead of re-watching).
+/// kube's client parses any JSON object as a `Status` (every field has a default) and
+/// reports code 0 with an empty message. Our request path falls back to the HTTP code and the
+/// body text, so the handler sees a `List` error with code 500, and the reflector treats it as
+/// the transient 5xx it is.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn json_500_that_is_not_a_status_is_a_list_error_without_its_code() {
+async fn json_500_that_is_not_a_status_is_a_list_error_with_its_code() {
     let fx = Fixture::start().await;
     let before = cache_model(&fx.informer.get_indexer().list());
     let body = r#"{"error":"internal proxy failure","requestId":"42"}"#;
     fx.server.faults().fail_next_with_body("list", "configmaps", 1, 500, "application/json", body);
     force_relist(&fx.server);
-    let seen = fx.expect_error("List", "").await;
-    assert_eq!(seen.code, Some(0), "kube drops the HTTP code: {seen:?}");
+    // kube's own client reports such a body as code 0 with an empty message; our request
+    // path keeps the HTTP code and the body text.
+    let seen = fx.expect_error("List", "internal proxy failure").await;
+    assert_eq!(seen.code, Some(500), "{seen:?}");
     let during = cache_model(&fx.informer.get_indexer().list());
     assert!(before.keys().all(|key| during.contains_key(key)));
     fx.recovers().await;
