@@ -22,8 +22,9 @@ pub mod informer;
 pub mod labels;
 
 pub use informer::{
-    FilteringResourceEventHandler, ListenerHandle, ListenerId, Notification, ProcessorError,
-    ResourceEventHandler, ResourceEventHandlerFuncs, SharedProcessor,
+    FilteringResourceEventHandler, HandlerOptions, ListenerHandle, ListenerId, Notification,
+    OverflowPolicy, ProcessorError, ResourceEventHandler, ResourceEventHandlerFuncs,
+    SharedProcessor,
 };
 
 pub mod reflector;

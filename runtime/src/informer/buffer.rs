@@ -1,25 +1,37 @@
 //! The per-listener notification buffer (client-go's `pendingNotifications` ring buffer
-//! plus `synctrack.SingleFileTracker`'s counter).
+//! plus `synctrack.SingleFileTracker`'s counter), with its optional bound.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use tokio::sync::Notify;
 
 use super::notification::Notification;
+use super::options::{Bound, OverflowPolicy};
 
 /// Notifications queued for one listener, with the counts its handle reports.
 ///
-/// The buffer is **unbounded**, as in client-go: a handler that stalls makes its buffer
-/// grow without limit, until the process runs out of memory. Each entry is a few `Arc`s,
-/// never a copy of an object, but the objects it keeps alive stay in memory. A bound, when
-/// one is added, belongs in [`NotificationBuffer::push`], the single place notifications
-/// enter.
+/// Unbounded by default, as in client-go: a handler that stalls makes its buffer grow
+/// without limit, until the process runs out of memory. Each entry is a few `Arc`s, never a
+/// copy of an object, but the objects it keeps alive stay in memory.
+///
+/// With a [`Bound`], [`try_push`](Self::try_push) (the single place notifications enter)
+/// never lets `pending` (queued plus being handled) exceed `max`. At the bound,
+/// [`OverflowPolicy::Block`] hands the notification back for the producer to retry once
+/// the consumer has made room ([`push_when_room`](Self::push_when_room) waits for that),
+/// and [`OverflowPolicy::Disconnect`] closes the buffer for good, freeing what it held and
+/// marking it disconnected. Nothing is dropped without the producer being told.
 pub(crate) struct NotificationBuffer<K> {
+    bound: Option<Bound>,
     state: Mutex<State<K>>,
     ready: Condvar,
+    /// Woken when a bounded, blocking buffer gains room or closes.
+    room: Notify,
     /// Mirrors `State::closed`, for readers that should not contend with the producer.
     closed: AtomicBool,
+    /// Set, before `closed`, when the buffer closed because it overflowed.
+    disconnected: AtomicBool,
     /// Queued or being handled, not yet finished.
     pending: AtomicUsize,
     /// Initial-list adds queued or being handled, not yet finished.
@@ -31,23 +43,55 @@ struct State<K> {
     closed: bool,
 }
 
+/// What became of a notification offered to a buffer.
+#[derive(Debug)]
+pub(crate) enum Pushed<K> {
+    /// Queued for the consumer.
+    Queued,
+    /// Refused: the buffer was already closed (removed, shut down or disconnected).
+    Closed,
+    /// Handed back: the buffer is full and its policy is [`OverflowPolicy::Block`].
+    Full(Notification<K>),
+    /// Refused, and the buffer is now disconnected: it was full and its policy is
+    /// [`OverflowPolicy::Disconnect`].
+    Overflowed,
+}
+
 impl<K> NotificationBuffer<K> {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(bound: Option<Bound>) -> Self {
         Self {
+            bound,
             state: Mutex::new(State { queued: VecDeque::new(), closed: false }),
             ready: Condvar::new(),
+            room: Notify::new(),
             closed: AtomicBool::new(false),
+            disconnected: AtomicBool::new(false),
             pending: AtomicUsize::new(0),
             initial_list_pending: AtomicUsize::new(0),
         }
     }
 
-    /// Queues `notification`, without ever blocking on the consumer. Returns false, and
-    /// drops the notification, once the buffer is closed.
-    pub(crate) fn push(&self, notification: Notification<K>) -> bool {
+    /// Offers `notification`, never waiting for the consumer: queues it, unless the buffer
+    /// is closed or at its bound (see [`Pushed`]).
+    pub(crate) fn try_push(&self, notification: Notification<K>) -> Pushed<K> {
         let mut state = self.state.lock();
         if state.closed {
-            return false;
+            return Pushed::Closed;
+        }
+        // `pending` only grows under this lock, so the check cannot be overtaken by another
+        // push; the consumer may lower it meanwhile, which only makes the check cautious.
+        if let Some(bound) = self.bound
+            && self.pending.load(Ordering::Acquire) >= bound.max.get()
+        {
+            return match bound.policy {
+                OverflowPolicy::Block => Pushed::Full(notification),
+                OverflowPolicy::Disconnect => {
+                    self.disconnected.store(true, Ordering::Release);
+                    let dropped = self.close_locked(state);
+                    drop((dropped, notification));
+                    Pushed::Overflowed
+                }
+            };
         }
         // Counted under the lock, before the consumer can see the notification, so neither
         // count can dip below its true value, and `close` can subtract exactly what it drops.
@@ -58,7 +102,24 @@ impl<K> NotificationBuffer<K> {
         state.queued.push_back(notification);
         drop(state);
         self.ready.notify_one();
-        true
+        Pushed::Queued
+    }
+
+    /// Offers `notification`, waiting (asynchronously) while the buffer is full under
+    /// [`OverflowPolicy::Block`]; never returns [`Pushed::Full`]. Closing the buffer
+    /// releases the wait.
+    pub(crate) async fn push_when_room(&self, mut notification: Notification<K>) -> Pushed<K> {
+        loop {
+            let room = self.room.notified();
+            tokio::pin!(room);
+            // Registered before trying, so room made in between still wakes us.
+            room.as_mut().enable();
+            match self.try_push(notification) {
+                Pushed::Full(back) => notification = back,
+                done => return done,
+            }
+            room.await;
+        }
     }
 
     /// Waits for the oldest queued notification and takes it; `None` once the buffer is
@@ -96,32 +157,54 @@ impl<K> NotificationBuffer<K> {
             self.initial_list_pending.fetch_sub(1, Ordering::AcqRel);
         }
         self.pending.fetch_sub(1, Ordering::AcqRel);
+        if self.bound.is_some_and(|bound| bound.policy == OverflowPolicy::Block) {
+            self.room.notify_waiters();
+        }
     }
 
     /// Closes the buffer: later pushes are refused, queued notifications are dropped and
-    /// uncounted from `pending`, and the consumer is woken to exit.
+    /// uncounted from `pending`, the consumer is woken to exit, and a producer waiting for
+    /// room is released.
     ///
     /// Dropped initial-list adds stay counted in `initial_list_pending`: the handler never
     /// saw them, so it must never report itself synced.
     /// Returns false if it was already closed.
     pub(crate) fn close(&self) -> bool {
-        let mut state = self.state.lock();
+        let state = self.state.lock();
         if state.closed {
             return false;
         }
+        drop(self.close_locked(state));
+        true
+    }
+
+    /// Closes an open buffer whose lock the caller holds, wakes the consumer and any
+    /// producer waiting for room, and returns the dropped notifications, for the caller to
+    /// drop: releasing the last `Arc` of an object runs its destructor, which must not run
+    /// under the lock.
+    fn close_locked(&self, mut state: MutexGuard<'_, State<K>>) -> VecDeque<Notification<K>> {
         state.closed = true;
         self.closed.store(true, Ordering::Release);
         let dropped = std::mem::take(&mut state.queued);
         self.pending.fetch_sub(dropped.len(), Ordering::AcqRel);
         drop(state);
         self.ready.notify_all();
-        // Dropped outside the lock: releasing the last `Arc` of an object runs its destructor.
-        drop(dropped);
-        true
+        self.room.notify_waiters();
+        dropped
     }
 
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
+    }
+
+    /// Whether the buffer closed because it overflowed under
+    /// [`OverflowPolicy::Disconnect`].
+    pub(crate) fn is_disconnected(&self) -> bool {
+        self.disconnected.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn bound(&self) -> Option<Bound> {
+        self.bound
     }
 
     pub(crate) fn pending(&self) -> usize {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
@@ -31,6 +32,11 @@ pub struct ProcessFailure<K> {
 pub type ProcessFunc<K> =
     Arc<dyn Fn(Vec<Deltas<K>>, bool) -> Vec<ProcessFailure<K>> + Send + Sync + 'static>;
 
+/// Awaited after each processed batch, before the next pop: where an informer waits for
+/// handlers that apply back-pressure
+/// ([`OverflowPolicy::Block`](super::OverflowPolicy::Block)).
+pub type AfterBatchFunc = Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync + 'static>;
+
 /// What a [`Controller`] needs (client-go's `cache.Config`).
 pub struct Config<K: Clone> {
     /// The queue the reflector fills and the process loop drains.
@@ -44,6 +50,9 @@ pub struct Config<K: Clone> {
     pub retry_on_error: bool,
     /// Set to `true` once the initial list has been processed.
     pub synced: Option<watch::Sender<bool>>,
+    /// Awaited after each batch, before `synced` is set and the next batch popped; the
+    /// wait is abandoned when the controller is cancelled, and `synced` is then never set.
+    pub after_batch: Option<AfterBatchFunc>,
 }
 
 /// Runs a reflector and a process loop over one DeltaFIFO (client-go's `cache.New(cfg).Run`).
@@ -68,7 +77,7 @@ where
     /// Runs the reflector and the process loop until `cancel` fires, then closes the queue and
     /// returns once both have ended.
     pub async fn run(self, cancel: CancellationToken) {
-        let Config { queue, reflector, process, retry_on_error, synced } = self.config;
+        let Config { queue, reflector, process, retry_on_error, synced, after_batch } = self.config;
         let reflector_cancel = cancel.child_token();
         let reflector_task = async move { reflector.run(reflector_cancel).await };
         let close_queue = {
@@ -79,7 +88,8 @@ where
                 queue.close();
             }
         };
-        let process_loop = process_loop(queue, process, retry_on_error, synced);
+        let process_loop =
+            process_loop(queue, process, retry_on_error, synced, after_batch, cancel.clone());
         // The queue is closed on cancel, which ends the process loop; the reflector watches the
         // same token, so all three futures finish.
         futures::join!(reflector_task, close_queue, process_loop);
@@ -91,9 +101,14 @@ async fn process_loop<K>(
     process: ProcessFunc<K>,
     retry_on_error: bool,
     synced: Option<watch::Sender<bool>>,
+    after_batch: Option<AfterBatchFunc>,
+    cancel: CancellationToken,
 ) where
     K: kube::Resource + Send + Sync + 'static,
 {
+    // Set once an after-batch wait was abandoned: a handler may then have missed part of
+    // the initial list, so the informer must not report synced.
+    let mut abandoned = false;
     loop {
         let mut failures = Vec::new();
         let popped = queue
@@ -106,7 +121,15 @@ async fn process_loop<K>(
             debug!("queue closed, process loop ends");
             return;
         }
-        if let Some(synced) = &synced
+        if let Some(after_batch) = &after_batch {
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => abandoned = true,
+                () = after_batch() => {}
+            }
+        }
+        if !abandoned
+            && let Some(synced) = &synced
             && queue.has_synced()
             && !*synced.borrow()
         {

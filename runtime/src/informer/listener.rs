@@ -9,11 +9,12 @@ use std::thread;
 use std::time::Duration;
 
 use tokio::sync::watch;
-use tracing::{debug, error};
+use tracing::{debug, error, warn};
 
-use super::buffer::NotificationBuffer;
+use super::buffer::{NotificationBuffer, Pushed};
 use super::handler::ResourceEventHandler;
 use super::notification::Notification;
+use super::options::{Bound, OverflowPolicy};
 
 /// The name of every listener thread.
 pub const LISTENER_THREAD_NAME: &str = "kube-informers-listener";
@@ -56,9 +57,17 @@ struct Shared<K> {
 /// [`has_synced(upstream_synced)`](Self::has_synced) is true once `upstream_synced` is true
 /// (the informer's cache holds its initial list, and every initial-list add has been
 /// queued) and the handler has finished every [`Notification::Add`] with
-/// `is_in_initial_list == true` queued for it. Once true it stays true. An initial-list add
-/// whose handler panicked counts as finished; one dropped because the listener was removed
-/// does not, so a removed handler that missed part of its initial list never reports synced.
+/// `is_in_initial_list == true` queued for it. Once true it stays true, unless the listener
+/// is [disconnected](Self::is_disconnected): from then on it is false for good, since the
+/// handler no longer follows the cache. An initial-list add whose handler panicked counts as
+/// finished; one dropped because the listener was removed does not, so a removed handler
+/// that missed part of its initial list never reports synced.
+///
+/// # Bound
+///
+/// A listener registered with [`HandlerOptions::max_pending`](super::HandlerOptions::max_pending)
+/// never has more than that many [pending](Self::pending) notifications; see
+/// [`OverflowPolicy`] for what happens at the bound.
 pub struct ListenerHandle<K> {
     shared: Arc<Shared<K>>,
 }
@@ -84,6 +93,7 @@ impl<K> fmt::Debug for ListenerHandle<K> {
             .field("resync_period", &self.shared.resync_period)
             .field("pending", &self.pending())
             .field("removed", &self.is_removed())
+            .field("disconnected", &self.is_disconnected())
             .finish()
     }
 }
@@ -97,11 +107,12 @@ where
     pub(crate) fn spawn(
         handler: Arc<dyn ResourceEventHandler<K>>,
         resync_period: Duration,
+        bound: Option<Bound>,
     ) -> std::io::Result<(Self, thread::JoinHandle<()>)> {
         let shared = Arc::new(Shared {
             id: ListenerId::next(),
             resync_period,
-            buffer: NotificationBuffer::new(),
+            buffer: NotificationBuffer::new(bound),
             synced: AtomicBool::new(false),
             finished: watch::Sender::new(false),
         });
@@ -117,11 +128,48 @@ where
         Ok((Self { shared }, thread))
     }
 
-    /// Queues `notification` for this listener alone; returns false if the listener has been
-    /// removed. Used to hand a handler that joins a running informer the cache's content.
-    /// Never blocks.
+    /// Queues `notification` for this listener alone; returns false if it was not queued:
+    /// the listener has been removed, or was disconnected (by this call, if it overflowed
+    /// under [`OverflowPolicy::Disconnect`]). Used to hand a handler that joins a running
+    /// informer the cache's content.
+    ///
+    /// Never blocks, unless the listener is full under [`OverflowPolicy::Block`]: then it
+    /// blocks the calling thread until the handler has made room or the listener is removed.
     pub fn add(&self, notification: Notification<K>) -> bool {
-        self.shared.buffer.push(notification)
+        match self.try_add(notification) {
+            Pushed::Queued => true,
+            Pushed::Closed | Pushed::Overflowed => false,
+            Pushed::Full(notification) => {
+                futures::executor::block_on(self.add_when_room(notification))
+            }
+        }
+    }
+
+    /// Offers `notification` without waiting; see [`Pushed`].
+    pub(crate) fn try_add(&self, notification: Notification<K>) -> Pushed<K> {
+        let pushed = self.shared.buffer.try_push(notification);
+        self.report_overflow(&pushed);
+        pushed
+    }
+
+    /// Queues `notification`, waiting asynchronously while the listener is full under
+    /// [`OverflowPolicy::Block`]; returns false if it was not queued (as [`Self::add`]).
+    pub(crate) async fn add_when_room(&self, notification: Notification<K>) -> bool {
+        let pushed = self.shared.buffer.push_when_room(notification).await;
+        self.report_overflow(&pushed);
+        matches!(pushed, Pushed::Queued)
+    }
+
+    fn report_overflow(&self, pushed: &Pushed<K>) {
+        if let (Pushed::Overflowed, Some(bound)) = (pushed, self.shared.buffer.bound()) {
+            // Names the listener and the bound only: never the objects it was behind on.
+            warn!(
+                listener = %self.shared.id,
+                max_pending = bound.max.get(),
+                "resource event handler fell max_pending notifications behind; \
+                 disconnected (OverflowPolicy::Disconnect), its queued notifications dropped"
+            );
+        }
     }
 }
 
@@ -142,6 +190,23 @@ impl<K> ListenerHandle<K> {
         self.shared.buffer.pending()
     }
 
+    /// The bound on [`pending`](Self::pending), if the listener was registered with one.
+    pub fn max_pending(&self) -> Option<std::num::NonZeroUsize> {
+        self.shared.buffer.bound().map(|bound| bound.max)
+    }
+
+    /// What happens at the bound; `None` for an unbounded listener.
+    pub fn overflow_policy(&self) -> Option<OverflowPolicy> {
+        self.shared.buffer.bound().map(|bound| bound.policy)
+    }
+
+    /// Whether the listener was disconnected because it overflowed its bound under
+    /// [`OverflowPolicy::Disconnect`]. A disconnected listener is also
+    /// [removed](Self::is_removed), and never [synced](Self::has_synced) again.
+    pub fn is_disconnected(&self) -> bool {
+        self.shared.buffer.is_disconnected()
+    }
+
     /// Initial-list adds queued for the handler and not yet handled (see the
     /// [sync contract](Self#sync-contract)).
     pub fn initial_list_pending(&self) -> usize {
@@ -151,6 +216,9 @@ impl<K> ListenerHandle<K> {
     /// Whether the handler has synced, given whether its source (the informer) has: see the
     /// [sync contract](Self#sync-contract).
     pub fn has_synced(&self, upstream_synced: bool) -> bool {
+        if self.is_disconnected() {
+            return false;
+        }
         if self.shared.synced.load(Ordering::Acquire) {
             return true;
         }
@@ -161,8 +229,8 @@ impl<K> ListenerHandle<K> {
         synced
     }
 
-    /// Whether the listener was removed or its processor shut down: it accepts no more
-    /// notifications. Its thread may still be finishing the current one; see
+    /// Whether the listener was removed, disconnected, or its processor shut down: it
+    /// accepts no more notifications. Its thread may still be finishing the current one; see
     /// [`Self::finished`].
     pub fn is_removed(&self) -> bool {
         self.shared.buffer.is_closed()

@@ -1,10 +1,12 @@
 //! Shared informers: event handlers, and the processor that feeds them.
 
 mod buffer;
+mod deferred;
 mod filtering;
 mod handler;
 mod listener;
 mod notification;
+mod options;
 mod processor;
 mod resync;
 
@@ -12,6 +14,7 @@ pub use filtering::FilteringResourceEventHandler;
 pub use handler::{ResourceEventHandler, ResourceEventHandlerFuncs};
 pub use listener::{LISTENER_THREAD_NAME, ListenerHandle, ListenerId};
 pub use notification::Notification;
+pub use options::{HandlerOptions, OverflowPolicy};
 pub use processor::{ProcessorError, SharedProcessor};
 
 mod controller;
@@ -21,7 +24,7 @@ mod fifo_sink;
 mod filtered;
 mod shared_informer;
 
-pub use controller::{BoxError, Config, Controller, ProcessFailure, ProcessFunc};
+pub use controller::{AfterBatchFunc, BoxError, Config, Controller, ProcessFailure, ProcessFunc};
 pub use erased::ErasedInformer;
 pub use error::{InformerError, Result};
 pub use filtered::{InformerScope, new_filtered_informer};

@@ -10,9 +10,12 @@ use std::time::Duration;
 use parking_lot::RwLock;
 use tokio::time::Instant;
 
+use super::buffer::Pushed;
+use super::deferred::Deferred;
 use super::handler::ResourceEventHandler;
 use super::listener::{ListenerHandle, ListenerId};
 use super::notification::Notification;
+use super::options::HandlerOptions;
 use super::resync::ResyncSchedule;
 
 /// Why a listener could not be added.
@@ -39,9 +42,12 @@ pub(crate) type Result<T, E = ProcessorError> = std::result::Result<T, E>;
 /// whatever tokio runtime that caller uses. A handler that panics has that notification
 /// skipped and the panic logged; its listener carries on.
 ///
-/// The buffers are unbounded, as in client-go: a handler that stalls for good makes its
-/// buffer, and the memory it keeps alive, grow without limit. Watch
-/// [`ListenerHandle::pending`].
+/// The buffers are unbounded by default, as in client-go: a handler that stalls for good
+/// makes its buffer, and the memory it keeps alive, grow without limit. Watch
+/// [`ListenerHandle::pending`], or bound the buffer with
+/// [`HandlerOptions::max_pending`] (see
+/// [`add_listener_with_options`](Self::add_listener_with_options) and
+/// [`OverflowPolicy`](super::OverflowPolicy)).
 ///
 /// Cloning is cheap; every clone drives the same listeners.
 ///
@@ -149,12 +155,23 @@ where
         handler: Arc<dyn ResourceEventHandler<K>>,
         resync_period: Duration,
     ) -> Result<ListenerHandle<K>> {
+        self.add_listener_with_options(handler, HandlerOptions::new().resync_period(resync_period))
+    }
+
+    /// Like [`add_listener`](Self::add_listener), with the resync period (unset: never) and
+    /// the optional bound on pending notifications taken from `options`.
+    pub fn add_listener_with_options(
+        &self,
+        handler: Arc<dyn ResourceEventHandler<K>>,
+        options: HandlerOptions,
+    ) -> Result<ListenerHandle<K>> {
         if self.is_shut_down() {
             return Err(ProcessorError::ShutDown);
         }
+        let resync_period = options.get_resync_period().unwrap_or(Duration::ZERO);
         // Started outside the lock, so distribution never waits for a thread to spawn.
-        let (handle, thread) =
-            ListenerHandle::spawn(handler, resync_period).map_err(ProcessorError::SpawnListener)?;
+        let (handle, thread) = ListenerHandle::spawn(handler, resync_period, options.bound())
+            .map_err(ProcessorError::SpawnListener)?;
         let mut state = self.state.write();
         if state.shut_down {
             // Shut down meanwhile: this thread is not among those shutdown waits for, so end
@@ -188,17 +205,57 @@ where
         }
     }
 
-    /// Queues `notification` for listeners without waiting for any handler.
+    /// Queues `notification` for listeners without waiting for any handler, except a
+    /// bounded listener that is full under [`OverflowPolicy::Block`](super::OverflowPolicy::Block):
+    /// then it blocks the calling thread until that listener has room or is removed.
+    /// A bounded listener that overflows under
+    /// [`OverflowPolicy::Disconnect`](super::OverflowPolicy::Disconnect) is removed.
     ///
     /// A non-sync notification goes to every listener. A sync notification (a periodic
     /// resync, or a relist entry whose resourceVersion did not change) goes only to the
     /// listeners the last [`should_resync`](Self::should_resync) found due.
     pub fn distribute(&self, notification: Notification<K>, is_sync: bool) {
-        let state = self.state.read();
-        for registered in state.listeners.values() {
-            if !is_sync || registered.resync.is_syncing() {
-                registered.handle.add(notification.clone());
+        let mut deferred = Deferred::default();
+        self.distribute_deferring(notification, is_sync, &mut deferred);
+        if !deferred.is_empty() {
+            // Waits without the processor's lock, so that removal and shutdown, which take
+            // it, can release the wait.
+            futures::executor::block_on(deferred.deliver());
+        }
+    }
+
+    /// Like [`distribute`](Self::distribute), but never waits: what a full, blocking
+    /// listener cannot take yet goes to `deferred`, as does everything after it for that
+    /// listener, for the caller to [deliver](Deferred::deliver) before distributing more.
+    pub(crate) fn distribute_deferring(
+        &self,
+        notification: Notification<K>,
+        is_sync: bool,
+        deferred: &mut Deferred<K>,
+    ) {
+        let mut disconnected = Vec::new();
+        {
+            let state = self.state.read();
+            for registered in state.listeners.values() {
+                if is_sync && !registered.resync.is_syncing() {
+                    continue;
+                }
+                let handle = &registered.handle;
+                if deferred.holds(handle.id()) {
+                    deferred.push(handle.clone(), notification.clone());
+                    continue;
+                }
+                match handle.try_add(notification.clone()) {
+                    Pushed::Queued => {}
+                    Pushed::Full(notification) => deferred.push(handle.clone(), notification),
+                    // Removal and shutdown take listeners out under the write lock before
+                    // closing them, so a closed listener seen here disconnected itself.
+                    Pushed::Closed | Pushed::Overflowed => disconnected.push(handle.clone()),
+                }
             }
+        }
+        for handle in disconnected {
+            self.remove_listener(&handle);
         }
     }
 

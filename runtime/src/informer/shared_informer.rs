@@ -12,9 +12,10 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::controller::{Config, Controller, ProcessFailure};
+use super::deferred::Deferred;
 use super::error::{InformerError, Result};
 use super::fifo_sink::FifoSink;
-use super::{ListenerHandle, Notification, ResourceEventHandler, SharedProcessor};
+use super::{HandlerOptions, ListenerHandle, Notification, ResourceEventHandler, SharedProcessor};
 use crate::fifo::{Delta, DeltaFifo, Deltas, KnownObjects};
 use crate::reflector::{
     LastSyncResourceVersion, ListerWatcher, Reflector, ReflectorConfig, ReflectorError,
@@ -55,6 +56,10 @@ struct Inner<K> {
     /// receives the cache's content: a late handler sees each object exactly once
     /// (client-go's `blockDeltas`).
     block_deltas: Mutex<()>,
+    /// Notifications the last batch could not hand to handlers that were full under
+    /// [`OverflowPolicy::Block`](super::OverflowPolicy::Block); delivered, asynchronously,
+    /// before the next batch.
+    deferred: Mutex<Deferred<K>>,
     state: Mutex<State<K>>,
     synced: watch::Sender<bool>,
     resource: String,
@@ -92,6 +97,7 @@ where
                 processor: SharedProcessor::new(),
                 lister_watcher,
                 block_deltas: Mutex::new(()),
+                deferred: Mutex::new(Deferred::default()),
                 state: Mutex::new(State {
                     started: false,
                     stopped: false,
@@ -145,36 +151,82 @@ where
         Ok(())
     }
 
-    /// Adds a handler that resyncs at the informer's default period.
+    /// Adds a handler that resyncs at the informer's default period, with an unbounded
+    /// buffer (see [`add_event_handler_with_options`](Self::add_event_handler_with_options)).
     pub fn add_event_handler(
         &self,
         handler: impl ResourceEventHandler<K>,
     ) -> Result<ResourceEventHandlerRegistration<K>> {
-        let period = self.inner.state.lock().default_handler_resync_period;
-        self.add_event_handler_with_resync_period(handler, period)
+        self.add_event_handler_with_options(handler, HandlerOptions::new())
     }
 
     /// Adds a handler that receives `on_update(x, x)` for every cached object every
-    /// `resync_period` (zero: never; below one second: one second).
-    ///
-    /// A handler added after the informer started first receives `on_add(obj, true)` for
-    /// every cached object, exactly once, and then every later event: no event is lost or
-    /// doubled in between. Adding a handler to a stopped informer is an error.
-    ///
-    /// Unlike client-go, a handler's resync period is honoured even when the informer was
-    /// created with a zero default resync, as long as it is added before the informer
-    /// starts (client-go silently disables it).
+    /// `resync_period` (zero: never; below one second: one second), with an unbounded
+    /// buffer (see [`add_event_handler_with_options`](Self::add_event_handler_with_options)).
     pub fn add_event_handler_with_resync_period(
         &self,
         handler: impl ResourceEventHandler<K>,
         resync_period: Duration,
+    ) -> Result<ResourceEventHandlerRegistration<K>> {
+        self.add_event_handler_with_options(
+            handler,
+            HandlerOptions::new().resync_period(resync_period),
+        )
+    }
+
+    /// Adds a handler as `options` say: its resync period (unset: the informer's default;
+    /// zero: never; below one second: one second) and an optional bound on the
+    /// notifications queued for it, with the [`OverflowPolicy`](super::OverflowPolicy)
+    /// that applies at the bound.
+    ///
+    /// A handler added after the informer started first receives `on_add(obj, true)` for
+    /// every cached object, exactly once, and then every later event: no event is lost or
+    /// doubled in between. Adding a handler to a stopped informer is an error. With a
+    /// bound, the cached objects count against it: under
+    /// [`OverflowPolicy::Block`](super::OverflowPolicy::Block) this call blocks until the
+    /// handler has taken all but `max_pending` of them (the informer applies no deltas
+    /// meanwhile); under [`OverflowPolicy::Disconnect`](super::OverflowPolicy::Disconnect) a
+    /// handler that cannot keep up is disconnected at once, which the returned registration
+    /// reports.
+    ///
+    /// Unlike client-go, a handler's resync period is honoured even when the informer was
+    /// created with a zero default resync, as long as it is added before the informer
+    /// starts (client-go silently disables it).
+    ///
+    /// ```no_run
+    /// # use std::num::NonZeroUsize;
+    /// # use k8s_openapi::api::core::v1::Pod;
+    /// # use kube_informers_runtime::{HandlerOptions, OverflowPolicy, ResourceEventHandlerFuncs};
+    /// # use kube_informers_runtime::SharedIndexInformer;
+    /// # fn demo(informer: SharedIndexInformer<Pod>) -> Result<(), Box<dyn std::error::Error>> {
+    /// let registration = informer.add_event_handler_with_options(
+    ///     ResourceEventHandlerFuncs::new().on_add(|pod: &std::sync::Arc<Pod>, _| {
+    ///         let _ = pod;
+    ///     }),
+    ///     HandlerOptions::new()
+    ///         .max_pending(NonZeroUsize::new(50_000).unwrap())
+    ///         .overflow(OverflowPolicy::Disconnect),
+    /// )?;
+    /// // Later, e.g. from a health check:
+    /// if registration.is_disconnected() {
+    ///     // The handler fell 50,000 notifications behind and was dropped; register it
+    ///     // again to catch up from the cache.
+    /// }
+    /// # Ok(())
+    /// # }
+    /// # let _ = demo;
+    /// ```
+    pub fn add_event_handler_with_options(
+        &self,
+        handler: impl ResourceEventHandler<K>,
+        options: HandlerOptions,
     ) -> Result<ResourceEventHandlerRegistration<K>> {
         let handler: Arc<dyn ResourceEventHandler<K>> = Arc::new(handler);
         let mut state = self.inner.state.lock();
         if state.stopped {
             return Err(InformerError::Stopped);
         }
-        let mut period = resync_period;
+        let mut period = options.get_resync_period().unwrap_or(state.default_handler_resync_period);
         if !period.is_zero() {
             period = period.max(MINIMUM_RESYNC_PERIOD);
             if state.resync_check_period.is_zero() || period < state.resync_check_period {
@@ -193,17 +245,24 @@ where
                 }
             }
         }
+        let options = options.resync_period(period);
         if !state.started {
-            let handle = self.inner.processor.add_listener(handler, period)?;
+            let handle = self.inner.processor.add_listener_with_options(handler, options)?;
             return Ok(self.registration(handle));
         }
         drop(state);
         // Join a running informer: stop distribution, hand the new handler the cache's
         // content, then let distribution resume (client-go's blockDeltas dance).
         let _blocked = self.inner.block_deltas.lock();
-        let handle = self.inner.processor.add_listener(handler, period)?;
+        let handle = self.inner.processor.add_listener_with_options(handler, options)?;
         for object in self.inner.indexer.list() {
-            handle.add(Notification::Add { object, is_in_initial_list: true });
+            if !handle.add(Notification::Add { object, is_in_initial_list: true }) {
+                // Disconnected for overflow (or shut down meanwhile): nothing more to hand.
+                break;
+            }
+        }
+        if handle.is_disconnected() {
+            self.inner.processor.remove_listener(&handle);
         }
         Ok(self.registration(handle))
     }
@@ -304,6 +363,7 @@ where
             state.last_sync_resource_version = Some(reflector.last_sync_resource_version_handle());
             state.queue = Some(queue.clone());
             let weak = Arc::downgrade(&self.inner);
+            let deliver_weak = Weak::clone(&weak);
             Controller::new(Config {
                 queue,
                 reflector,
@@ -313,6 +373,14 @@ where
                 }),
                 retry_on_error: false,
                 synced: Some(self.inner.synced.clone()),
+                after_batch: Some(Arc::new(move || {
+                    let weak = Weak::clone(&deliver_weak);
+                    Box::pin(async move {
+                        if let Some(inner) = weak.upgrade() {
+                            inner.deliver_deferred().await;
+                        }
+                    })
+                })),
             })
         };
         info!("starting informer");
@@ -321,6 +389,8 @@ where
         // Wake sync waiters so they see the stop.
         self.inner.synced.send_modify(|_| {});
         self.inner.processor.shutdown().await;
+        // Whatever was held back for blocked handlers is for stopped listeners now.
+        drop(std::mem::take(&mut *self.inner.deferred.lock()));
         info!("informer stopped");
     }
 }
@@ -395,15 +465,47 @@ where
                 }
             }
         });
+        let mut deferred = self.deferred.lock();
         for (notification, is_sync) in notifications {
-            self.processor.distribute(notification, is_sync);
+            self.processor.distribute_deferring(notification, is_sync, &mut deferred);
         }
         failures
+    }
+
+    /// Hands blocked handlers what the last batch held back for them, waiting until each
+    /// has room: the back-pressure of [`OverflowPolicy::Block`](super::OverflowPolicy::Block).
+    /// The informer pops no further deltas meanwhile; removing the handler or stopping the
+    /// informer ends the wait.
+    async fn deliver_deferred(&self) {
+        let deferred = std::mem::take(&mut *self.deferred.lock());
+        if deferred.is_empty() {
+            return;
+        }
+        let mut delivering = PutBackOnDrop { inner: self, deferred };
+        delivering.deferred.deliver().await;
+    }
+}
+
+/// Notifications being delivered to blocked handlers. If the wait is abandoned (the informer
+/// is stopping), what is left goes back in front of whatever was held back meanwhile, so a
+/// handler never receives a later notification ahead of an earlier one.
+struct PutBackOnDrop<'a, K> {
+    inner: &'a Inner<K>,
+    deferred: Deferred<K>,
+}
+
+impl<K> Drop for PutBackOnDrop<'_, K> {
+    fn drop(&mut self) {
+        if !self.deferred.is_empty() {
+            let left = std::mem::take(&mut self.deferred);
+            self.inner.deferred.lock().prepend(left);
+        }
     }
 }
 
 /// A handler's registration with an informer: tells whether that handler has received the
-/// initial list, and removes it.
+/// initial list, how far behind it is, and whether it was disconnected for overflowing its
+/// bound ([`OverflowPolicy::Disconnect`](super::OverflowPolicy::Disconnect)).
 pub struct ResourceEventHandlerRegistration<K> {
     handle: ListenerHandle<K>,
     informer: Weak<Inner<K>>,
@@ -415,13 +517,33 @@ where
 {
     /// True once the informer has synced and this handler has handled every object of the
     /// initial list (client-go's `ResourceEventHandlerRegistration.HasSynced`).
+    ///
+    /// False, for good, once the handler is [disconnected](Self::is_disconnected): it no
+    /// longer follows the cache, so nothing waiting for it to sync should proceed as if it
+    /// did. Register a new handler to catch up.
     pub fn has_synced(&self) -> bool {
         let upstream = self.informer.upgrade().is_some_and(|inner| *inner.synced.borrow());
-        upstream && self.handle.initial_list_pending() == 0
+        upstream && !self.handle.is_disconnected() && self.handle.initial_list_pending() == 0
     }
 
-    /// Notifications queued for this handler and not yet handled.
+    /// Notifications queued for this handler and not yet handled, including the one being
+    /// handled. Never above the handler's
+    /// [`max_pending`](HandlerOptions::max_pending), if it has one.
     pub fn pending(&self) -> usize {
         self.handle.pending()
+    }
+
+    /// Whether the handler was disconnected because it fell
+    /// [`max_pending`](HandlerOptions::max_pending) notifications behind under
+    /// [`OverflowPolicy::Disconnect`](super::OverflowPolicy::Disconnect). It then receives
+    /// nothing more and has been removed from the informer; a warning naming its listener id
+    /// and the bound was logged.
+    pub fn is_disconnected(&self) -> bool {
+        self.handle.is_disconnected()
+    }
+
+    /// The listener behind this handler: its id (as logged), bound and counts.
+    pub fn listener(&self) -> &ListenerHandle<K> {
+        &self.handle
     }
 }
