@@ -52,3 +52,7 @@ pub use dynamic::{
 pub mod workqueue;
 
 pub use workqueue::{DelayingQueue, RateLimitingQueue, WorkQueue};
+
+pub mod metrics;
+
+pub use metrics::{InformerStats, ReflectorStats};
