@@ -22,8 +22,9 @@ build-k8s-versions:
 	$(CARGO) check -p kube-informers --features k8s-openapi/latest
 
 # Benches are harness-less binaries and examples are programs: both are built, not listed.
-# The testkit CLI binary is behind its `cli` feature; its acceptance tests run it.
-TEST_FEATURES := --features kube-informers-testkit/cli
+# The testkit CLI binary is behind its `cli` feature (its acceptance tests run it), and the
+# Prometheus export behind the runtime's `metrics` feature.
+TEST_FEATURES := --features kube-informers-testkit/cli,kube-informers-runtime/metrics
 test-unit:
 	$(CARGO) build --workspace $(TEST_FEATURES) --examples --benches
 ifeq ($(NEXTEST),yes)

@@ -7,22 +7,54 @@
 //!
 //! ```sh
 //! cargo run -p kube-informers --example controller            # stops after 5 s on testkit
+//! cargo run -p kube-informers --example controller -- --metrics-addr 0.0.0.0:9090
 //! ```
+//!
+//! It serves Prometheus metrics of its informers (`informer_*`, labelled by resource) and its
+//! work queue (client-go's `workqueue_*`, labelled `name="configmap-sync"`) at
+//! `http://<metrics-addr>/metrics`; `--metrics-addr` defaults to `127.0.0.1:8080`.
 
+#[path = "controller/metrics.rs"]
+mod metrics;
 #[path = "controller/reconcile.rs"]
 mod reconcile;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_informers::metrics::prometheus::prometheus_client::registry::Registry;
+use kube_informers::metrics::prometheus::{WorkQueueMetricsProvider, register_factory};
 use kube_informers::store::index_func;
-use kube_informers::workqueue::default_controller_rate_limiter;
+use kube_informers::workqueue::{QueueConfig, default_controller_rate_limiter};
 use kube_informers::{RateLimitingQueue, ResourceEventHandlerFuncs, SharedInformerFactory};
 use kube_informers_testkit::TestApiServer;
 
+use metrics::MetricsServer;
 use reconcile::{Context, OWNER_INDEX, Outcome, owner_key, reconcile};
+
+/// Where `/metrics` is served unless `--metrics-addr` says otherwise.
+const DEFAULT_METRICS_ADDR: &str = "127.0.0.1:8080";
+
+/// The `--metrics-addr ADDR` (or `--metrics-addr=ADDR`) argument.
+fn metrics_addr() -> Result<SocketAddr, Box<dyn std::error::Error>> {
+    let mut addr = DEFAULT_METRICS_ADDR.to_string();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.strip_prefix("--metrics-addr") {
+            Some("") => addr = args.next().ok_or("--metrics-addr needs an address")?,
+            Some(value) if value.starts_with('=') => addr = value[1..].to_string(),
+            _ => {
+                return Err(
+                    format!("unknown argument {arg:?}; usage: [--metrics-addr ADDR]").into()
+                );
+            }
+        }
+    }
+    Ok(addr.parse()?)
+}
 
 fn deployment_key(d: &Deployment) -> Option<String> {
     Some(format!("{}/{}", d.metadata.namespace.as_deref()?, d.metadata.name.as_deref()?))
@@ -30,6 +62,7 @@ fn deployment_key(d: &Deployment) -> Option<String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let metrics_addr = metrics_addr()?;
     let (client, server) = match std::env::var_os("KUBECONFIG") {
         Some(_) => (kube::Client::try_default().await?, None),
         None => {
@@ -46,8 +79,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .informer()
         .add_indexers([(OWNER_INDEX.to_string(), index_func(owner_key))].into())?;
 
-    let queue: RateLimitingQueue<String> =
-        RateLimitingQueue::named(default_controller_rate_limiter(), "configmap-sync");
+    // Metrics: every informer the factory starts, and the work queue.
+    let mut registry = Registry::default();
+    register_factory(&mut registry, &factory);
+    let queue_metrics = WorkQueueMetricsProvider::new(&mut registry);
+    let metrics_server = MetricsServer::start(metrics_addr, Arc::new(registry)).await?;
+    println!("metrics at http://{}/metrics", metrics_server.addr);
+
+    let queue: RateLimitingQueue<String> = RateLimitingQueue::with_config(
+        default_controller_rate_limiter(),
+        QueueConfig::new().name("configmap-sync").metrics_provider(queue_metrics),
+    );
     let enqueue = {
         let queue = queue.clone();
         move |d: &Deployment| deployment_key(d).into_iter().for_each(|key| queue.add(key))
@@ -105,6 +147,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     queue.shut_down_with_drain().await;
     worker.await?;
     factory.shutdown().await;
+    metrics_server.shutdown().await?;
     if let Some(server) = server {
         println!("ConfigMaps on the server: {}", server.object_count("configmaps"));
         server.shutdown().await;

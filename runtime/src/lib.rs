@@ -53,3 +53,7 @@ pub use dynamic::{
 pub mod workqueue;
 
 pub use workqueue::{DelayingQueue, RateLimitingQueue, WorkQueue};
+
+pub mod metrics;
+
+pub use metrics::{InformerStats, ReflectorStats};

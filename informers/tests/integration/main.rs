@@ -3,4 +3,5 @@
 
 mod controller_reconcile;
 mod for_resource;
+mod metrics_endpoint;
 mod watchable_discovery;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-use tracing::{debug, warn};
+use tracing::{debug, debug_span, warn};
 
 use crate::fifo::{DeltaFifo, Deltas};
 use crate::reflector::Reflector;
@@ -113,6 +113,8 @@ async fn process_loop<K>(
         let mut failures = Vec::new();
         let popped = queue
             .pop_batch(usize::MAX, |batch, is_in_initial_list| {
+                let _span =
+                    debug_span!("process_batch", keys = batch.len(), is_in_initial_list).entered();
                 failures = process(batch, is_in_initial_list);
                 Ok::<(), std::convert::Infallible>(())
             })

@@ -11,11 +11,14 @@ use kube::core::GroupVersionResource;
 use tokio_util::sync::CancellationToken;
 
 use super::shared_informer::SharedIndexInformer;
+use crate::metrics::InformerStats;
 
 /// What the factory and generic callers need of an informer without knowing its type.
 trait AnyInformer: Send + Sync {
     fn has_synced(&self) -> bool;
     fn is_stopped(&self) -> bool;
+    fn is_started(&self) -> bool;
+    fn stats(&self) -> InformerStats;
     fn last_sync_resource_version(&self) -> String;
     fn cached_keys(&self) -> Vec<String>;
     fn wait_for_sync(&self) -> BoxFuture<'static, bool>;
@@ -32,6 +35,12 @@ where
     }
     fn is_stopped(&self) -> bool {
         SharedIndexInformer::is_stopped(self)
+    }
+    fn is_started(&self) -> bool {
+        SharedIndexInformer::is_started(self)
+    }
+    fn stats(&self) -> InformerStats {
+        SharedIndexInformer::stats(self)
     }
     fn last_sync_resource_version(&self) -> String {
         SharedIndexInformer::last_sync_resource_version(self)
@@ -97,6 +106,16 @@ impl ErasedInformer {
     /// Whether the informer has run and stopped.
     pub fn is_stopped(&self) -> bool {
         self.informer.is_stopped()
+    }
+
+    /// Whether the informer has been started.
+    pub fn is_started(&self) -> bool {
+        self.informer.is_started()
+    }
+
+    /// What the informer has done so far (see [`SharedIndexInformer::stats`]).
+    pub fn stats(&self) -> InformerStats {
+        self.informer.stats()
     }
 
     /// The last resourceVersion the informer saw.

@@ -131,6 +131,12 @@ impl<K> SharedProcessor<K> {
         self.state.read().listeners.len()
     }
 
+    /// Notifications queued and not yet handled, per registered listener, oldest first.
+    pub fn pending_per_listener(&self) -> Vec<(ListenerId, usize)> {
+        let state = self.state.read();
+        state.listeners.iter().map(|(id, registered)| (*id, registered.handle.pending())).collect()
+    }
+
     /// Whether [`shutdown`](Self::shutdown) has been called.
     pub fn is_shut_down(&self) -> bool {
         self.state.read().shut_down

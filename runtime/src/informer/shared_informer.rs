@@ -17,6 +17,7 @@ use super::error::{InformerError, Result};
 use super::fifo_sink::FifoSink;
 use super::{HandlerOptions, ListenerHandle, Notification, ResourceEventHandler, SharedProcessor};
 use crate::fifo::{Delta, DeltaFifo, Deltas, KnownObjects};
+use crate::metrics::{InformerStats, InformerStatsCells};
 use crate::reflector::{
     LastSyncResourceVersion, ListerWatcher, Reflector, ReflectorConfig, ReflectorError,
 };
@@ -63,6 +64,7 @@ struct Inner<K> {
     state: Mutex<State<K>>,
     synced: watch::Sender<bool>,
     resource: String,
+    stats: InformerStatsCells,
 }
 
 struct State<K> {
@@ -111,6 +113,7 @@ where
                 }),
                 synced: watch::Sender::new(false),
                 resource,
+                stats: InformerStatsCells::default(),
             }),
         }
     }
@@ -320,6 +323,15 @@ where
             .unwrap_or_default()
     }
 
+    /// What the informer has done so far: list and watch requests, events by type,
+    /// relists, handlers' pending notifications, last synced resource version and sync
+    /// duration. See [`crate::metrics`].
+    pub fn stats(&self) -> InformerStats {
+        let pending = self.inner.processor.pending_per_listener();
+        let synced = self.has_synced();
+        self.inner.stats.snapshot(pending, self.last_sync_resource_version(), synced)
+    }
+
     /// Whether the informer has run and stopped.
     pub fn is_stopped(&self) -> bool {
         self.inner.state.lock().stopped
@@ -353,8 +365,12 @@ where
                 FifoSink::new(queue.clone(), state.transform.clone(), self.inner.synced.clone());
             let mut config = state.reflector_config.clone();
             config.resync_period = state.resync_check_period;
-            let mut reflector =
-                Reflector::new(Arc::clone(&self.inner.lister_watcher), Arc::new(sink), config);
+            let counted = &self.inner.stats.reflector;
+            let mut reflector = Reflector::new(
+                counted.instrument_lister_watcher(Arc::clone(&self.inner.lister_watcher)),
+                counted.instrument_store(Arc::new(sink)),
+                config,
+            );
             let processor = self.inner.processor.clone();
             reflector.set_should_resync(Arc::new(move || processor.should_resync()));
             if let Some(handler) = state.watch_error_handler.clone() {
@@ -384,7 +400,7 @@ where
             })
         };
         info!("starting informer");
-        controller.run(cancel).await;
+        self.inner.stats.time_sync(self.inner.synced.subscribe(), controller.run(cancel)).await;
         self.inner.state.lock().stopped = true;
         // Wake sync waiters so they see the stop.
         self.inner.synced.send_modify(|_| {});

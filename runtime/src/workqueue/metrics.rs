@@ -3,8 +3,9 @@
 //! A queue records through one [`WorkQueueMetrics`] per queue name, obtained from a
 //! [`MetricsProvider`] given in [`QueueConfig`](super::QueueConfig). As in client-go, an
 //! unnamed queue or a queue without a provider records nothing. [`InMemoryMetricsProvider`]
-//! keeps plain counters that tests and dashboards can read; a Prometheus provider can
-//! implement the same two traits.
+//! keeps plain counters that tests and dashboards can read; with the `metrics` feature,
+//! `metrics::prometheus::WorkQueueMetricsProvider` records them in a prometheus-client
+//! registry under client-go's names (`workqueue_depth`, `workqueue_adds_total`, …).
 
 use std::collections::HashMap;
 use std::sync::Arc;

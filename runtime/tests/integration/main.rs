@@ -13,6 +13,8 @@ mod informer_resync;
 mod labels_matching;
 mod labels_parse;
 mod lister_generic;
+mod metrics_informer_stats;
+mod metrics_prometheus;
 mod processor_delivery;
 mod processor_lifecycle;
 mod processor_panic_log;
