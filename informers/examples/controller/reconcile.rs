@@ -1,6 +1,6 @@
 //! The controller's reconcile: keep ConfigMap `<deployment>-info` (replicas and image of a
 //! Deployment) in sync, and delete the ConfigMaps whose Deployment is gone. Shared by
-//! `examples/controller.rs` and `tests/controller_reconcile.rs`.
+//! `examples/controller.rs` and `tests/integration/controller_reconcile.rs`.
 
 use std::collections::BTreeMap;
 
