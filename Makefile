@@ -70,8 +70,8 @@ check-generated:
 # Override with CHAOS_SEEDS=N CHAOS_SEED_START=S SOAK_SECS=T SOAK_RATE=R.
 CHAOS_SEEDS ?= 10000
 soak:
-	CHAOS_SEEDS=$(CHAOS_SEEDS) $(CARGO) nextest run -p kube-informers-tests --test integration --no-capture reliability_chaos::
-	$(CARGO) nextest run -p kube-informers-tests --test integration --run-ignored only --no-capture reliability_soak::
+	CHAOS_SEEDS=$(CHAOS_SEEDS) $(CARGO) nextest run -p kube-informers-tests $(TEST_FEATURES) --test integration --no-capture reliability_chaos::
+	$(CARGO) nextest run -p kube-informers-tests $(TEST_FEATURES) --test integration --run-ignored only --no-capture reliability_soak::
 
 .PHONY: demo
 
