@@ -10,8 +10,7 @@ use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 
 use crate::reflector::{
-    ApiListerWatcher, DecodeOptions, ListerWatcher, TweakListParams, WatchStream, list_objects,
-    watch_objects,
+    ApiListerWatcher, ListerWatcher, TweakListParams, WatchStream, list_objects, watch_objects,
 };
 
 /// A [`ListerWatcher`] of [`PartialObjectMeta<K>`] over [`Api::list_metadata`] and
@@ -35,27 +34,22 @@ use crate::reflector::{
 /// # }
 /// ```
 pub struct MetadataListerWatcher<K> {
-    url_path: String,
-    /// Sends the requests and applies the parameters, so both lister-watchers filter alike.
+    /// Holds the client, URL, tweak and decode options, and applies the parameters, so
+    /// both lister-watchers filter and decode alike.
     params: ApiListerWatcher<K>,
-    decode: DecodeOptions,
 }
 
 impl<K: Resource + Clone> MetadataListerWatcher<K> {
     /// Lists and watches the metadata of `api`'s objects, unfiltered.
     pub fn new(api: Api<K>) -> Self {
-        Self {
-            url_path: api.resource_url().to_owned(),
-            params: ApiListerWatcher::new(api),
-            decode: DecodeOptions::default(),
-        }
+        Self { params: ApiListerWatcher::new(api) }
     }
 
     /// Skips `metadata.managedFields` while decoding (see
     /// [`ApiListerWatcher::skip_managed_fields`]).
     #[must_use]
     pub fn skip_managed_fields(mut self) -> Self {
-        self.decode.skip_managed_fields = true;
+        self.params = self.params.skip_managed_fields();
         self
     }
 
@@ -69,7 +63,7 @@ impl<K: Resource + Clone> MetadataListerWatcher<K> {
 
 impl<K: Clone> Clone for MetadataListerWatcher<K> {
     fn clone(&self) -> Self {
-        Self { url_path: self.url_path.clone(), params: self.params.clone(), decode: self.decode }
+        Self { params: self.params.clone() }
     }
 }
 
@@ -88,9 +82,9 @@ where
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<PartialObjectMeta<K>>, kube::Error>> {
         Box::pin(async move {
-            let request =
-                Request::new(&self.url_path).list_metadata(&self.params.list_params(params));
-            list_objects(self.params.client(), request, self.decode).await
+            let request = Request::new(self.params.url_path())
+                .list_metadata(&self.params.list_params(params));
+            list_objects(self.params.client(), request, self.params.decode_options()).await
         })
     }
 
@@ -101,8 +95,9 @@ where
     ) -> BoxFuture<'a, Result<WatchStream<PartialObjectMeta<K>>, kube::Error>> {
         Box::pin(async move {
             let watch = self.params.watch_params(params);
-            let request = Request::new(&self.url_path).watch_metadata(&watch, resource_version);
-            watch_objects(self.params.client(), request, self.decode).await
+            let request =
+                Request::new(self.params.url_path()).watch_metadata(&watch, resource_version);
+            watch_objects(self.params.client(), request, self.params.decode_options()).await
         })
     }
 }

@@ -20,8 +20,10 @@ use tracing::debug;
 
 pub use builder::{MetadataTransform, SharedInformerFactoryBuilder};
 
-use crate::informer::{ErasedInformer, InformerScope, SharedIndexInformer, new_filtered_informer};
-use crate::reflector::{ApiListerWatcher, ReflectorConfig, TweakListParams};
+use crate::informer::{
+    ErasedInformer, InformerScope, SharedIndexInformer, filtered_lister_watcher,
+};
+use crate::reflector::{ReflectorConfig, TweakListParams};
 use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
 
 /// What a factory applies to each informer it makes.
@@ -126,19 +128,10 @@ impl SharedInformerFactory {
         self.informer_for_inner(strip, |client, options| {
             let mut indexers: Indexers<K> = Indexers::default();
             indexers.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
-            if !strip {
-                return new_filtered_informer::<K>(
-                    client,
-                    options.namespace,
-                    options.resync,
-                    indexers,
-                    options.tweak,
-                );
-            }
-            let api = K::Scope::api::<K>(client, options.namespace);
-            let mut lister_watcher = ApiListerWatcher::new(api).skip_managed_fields();
-            if let Some(tweak) = options.tweak {
-                lister_watcher = lister_watcher.with_tweak(tweak);
+            let mut lister_watcher =
+                filtered_lister_watcher::<K>(client, options.namespace, options.tweak);
+            if strip {
+                lister_watcher = lister_watcher.skip_managed_fields();
             }
             SharedIndexInformer::new(Arc::new(lister_watcher), options.resync, indexers)
         })

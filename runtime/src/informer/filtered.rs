@@ -83,9 +83,24 @@ where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::Scope: InformerScope,
 {
-    let mut lister_watcher = ApiListerWatcher::new(K::Scope::api::<K>(client, namespace));
-    if let Some(tweak) = tweak {
-        lister_watcher = lister_watcher.with_tweak(tweak);
-    }
+    let lister_watcher = filtered_lister_watcher::<K>(client, namespace, tweak);
     SharedIndexInformer::new(Arc::new(lister_watcher), resync, indexers)
+}
+
+/// The lister-watcher [`new_filtered_informer`] lists and watches through: `K`'s `Api` in
+/// `namespace`, with `tweak` applied.
+pub(crate) fn filtered_lister_watcher<K>(
+    client: Client,
+    namespace: Option<&str>,
+    tweak: Option<TweakListParams>,
+) -> ApiListerWatcher<K>
+where
+    K: Resource<DynamicType = ()>,
+    K::Scope: InformerScope,
+{
+    let lister_watcher = ApiListerWatcher::new(K::Scope::api::<K>(client, namespace));
+    match tweak {
+        Some(tweak) => lister_watcher.with_tweak(tweak),
+        None => lister_watcher,
+    }
 }

@@ -27,6 +27,7 @@ mod shared_informer;
 pub use controller::{AfterBatchFunc, BoxError, Config, Controller, ProcessFailure, ProcessFunc};
 pub use erased::ErasedInformer;
 pub use error::{InformerError, Result};
+pub(crate) use filtered::filtered_lister_watcher;
 pub use filtered::{InformerScope, new_filtered_informer};
 pub use shared_informer::{
     MINIMUM_RESYNC_PERIOD, ResourceEventHandlerRegistration, SharedIndexInformer, Transform,

@@ -111,6 +111,16 @@ impl<K> ApiListerWatcher<K> {
         &self.client
     }
 
+    /// The resource's URL path (`/api/v1/namespaces/{ns}/pods`, say).
+    pub(crate) fn url_path(&self) -> &str {
+        &self.url_path
+    }
+
+    /// How bodies are decoded.
+    pub(crate) fn decode_options(&self) -> DecodeOptions {
+        self.decode
+    }
+
     /// The parameters actually sent for a list the reflector asked for: the tweak applied
     /// to `params`.
     ///

@@ -93,7 +93,6 @@ use std::{fmt, sync::Arc};
 use kube::Resource;
 
 pub use config::{BackoffConfig, ReflectorConfig};
-pub(crate) use decode::DecodeOptions;
 pub use error::{BoxError, Phase, ReflectorError, Result, StoreOperation};
 pub use lister_watcher::{ApiListerWatcher, ListerWatcher, TweakListParams, WatchStream};
 pub(crate) use lister_watcher::{list_objects, watch_objects};
