@@ -177,10 +177,25 @@ impl Fixture {
 }
 
 /// Makes the informer relist: its watch is dropped and the re-watch answers 410 Gone.
-fn force_relist(server: &TestApiServer) {
-    server.compact();
-    server.fail_next("watch", "configmaps", 1, 410);
-    server.faults().drop_watches();
+///
+/// A watch request already past the server's fault check when the watches are dropped can
+/// still open afterwards and survive both faults (seen under load: no error at all), so the
+/// faults are repeated until a list request shows the relist started.
+async fn force_relist(server: &TestApiServer) {
+    let lists = server.request_count("list", "configmaps");
+    for _ in 0..10 {
+        server.compact();
+        server.fail_next("watch", "configmaps", 1, 410);
+        server.faults().drop_watches();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+        while tokio::time::Instant::now() < deadline {
+            if server.request_count("list", "configmaps") > lists {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    panic!("the informer never relisted");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -188,7 +203,7 @@ async fn malformed_json_item_in_a_list_fails_the_list_and_keeps_the_cache() {
     let fx = Fixture::start().await;
     let before = cache_model(&fx.informer.get_indexer().list());
     fx.server.faults().malformed_in_next_list("configmaps", Malformed::InvalidJson);
-    force_relist(&fx.server);
+    force_relist(&fx.server).await;
     fx.expect_error("List", "").await;
     // The failed list replaced nothing: every cached object is still there.
     let during = cache_model(&fx.informer.get_indexer().list());
@@ -205,7 +220,7 @@ async fn wrongly_typed_field_in_a_list_fails_the_list_and_keeps_the_cache() {
     let fx = Fixture::start().await;
     let before = cache_model(&fx.informer.get_indexer().list());
     fx.server.faults().malformed_in_next_list("configmaps", Malformed::WrongType);
-    force_relist(&fx.server);
+    force_relist(&fx.server).await;
     fx.expect_error("List", "").await;
     let during = cache_model(&fx.informer.get_indexer().list());
     assert!(before.keys().all(|key| during.contains_key(key)));
@@ -276,7 +291,7 @@ async fn a_ten_megabyte_object_is_cached_intact() {
     })
     .await;
     // A relist carries it too.
-    force_relist(&fx.server);
+    force_relist(&fx.server).await;
     fx.recovers().await;
     assert_eq!(fx.informer.get_indexer().len(), 22);
     assert!(fx.variants().iter().all(|v| v != "Decode" && v != "List"), "{:?}", fx.errors.lock());
@@ -299,7 +314,7 @@ async fn unknown_fields_are_ignored_not_errors() {
         async move { ok }
     })
     .await;
-    force_relist(&fx.server);
+    force_relist(&fx.server).await;
     fx.recovers().await;
     assert!(fx.variants().iter().all(|v| v != "Decode" && v != "List"), "{:?}", fx.errors.lock());
     fx.finish().await;
@@ -355,7 +370,7 @@ async fn nameless_object_in_a_list_is_a_store_error_and_keeps_the_cache() {
     let fx = Fixture::start().await;
     let before = cache_model(&fx.informer.get_indexer().list());
     fx.server.faults().nameless_in_next_list("configmaps");
-    force_relist(&fx.server);
+    force_relist(&fx.server).await;
     let seen = fx.expect_error("Store", "object has no name").await;
     assert!(seen.text.contains("store replace failed"), "{}", seen.text);
     let during = cache_model(&fx.informer.get_indexer().list());
@@ -397,7 +412,7 @@ async fn html_502_from_a_proxy_on_a_list_is_a_list_error() {
     let before = cache_model(&fx.informer.get_indexer().list());
     let html = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>";
     fx.server.faults().fail_next_with_body("list", "configmaps", 1, 502, "text/html", html);
-    force_relist(&fx.server);
+    force_relist(&fx.server).await;
     let seen = fx.expect_error("List", "502 Bad Gateway").await;
     assert_eq!(seen.code, Some(502));
     let during = cache_model(&fx.informer.get_indexer().list());
@@ -478,7 +493,7 @@ async fn json_500_that_is_not_a_status_is_a_list_error_with_its_code() {
     let before = cache_model(&fx.informer.get_indexer().list());
     let body = r#"{"error":"internal proxy failure","requestId":"42"}"#;
     fx.server.faults().fail_next_with_body("list", "configmaps", 1, 500, "application/json", body);
-    force_relist(&fx.server);
+    force_relist(&fx.server).await;
     // kube's own client reports such a body as code 0 with an empty message; our request
     // path keeps the HTTP code and the body text.
     let seen = fx.expect_error("List", "internal proxy failure").await;
