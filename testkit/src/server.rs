@@ -177,7 +177,8 @@ impl TestApiServer {
                     _ = accept_stop.cancelled() => break,
                     accepted = listener.accept() => accepted,
                 };
-                let Ok((stream, _)) = accepted else { continue };
+                let Ok((stream, peer)) = accepted else { continue };
+                tracing::trace!(%peer, "connection accepted");
                 let _ = stream.set_nodelay(true);
                 let service = TowerToHyperService::new(router.clone());
                 let conn_stop = accept_stop.clone();
@@ -185,8 +186,8 @@ impl TestApiServer {
                     let conn = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service);
                     tokio::select! {
-                        _ = conn => {}
-                        _ = conn_stop.cancelled() => {}
+                        _ = conn => tracing::trace!(%peer, "connection closed"),
+                        _ = conn_stop.cancelled() => tracing::trace!(%peer, "connection dropped"),
                     }
                 });
             }
@@ -382,10 +383,12 @@ impl TestApiServer {
     /// Drops every connection (open watches included) and listens again on the same
     /// port. Storage is kept and the resourceVersion continues.
     pub async fn restart(&self) -> Result<()> {
+        tracing::debug!(addr = %self.addr, "testkit apiserver restarting");
         self.shared.faults.drop_watches();
         self.stop_serving().await;
         let listener = bind(self.addr)?;
         self.serve(listener);
+        tracing::debug!(addr = %self.addr, "testkit apiserver restarted");
         Ok(())
     }
 

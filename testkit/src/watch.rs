@@ -105,6 +105,14 @@ pub(crate) fn watch(
             return Ok(stream_response(Body::from(line)));
         }
     };
+    let id = NEXT_WATCH_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tracing::debug!(
+        watch = id,
+        resource = %info.plural,
+        resource_version = rv,
+        selector = query.get("labelSelector").map_or("", String::as_str),
+        "watch opened"
+    );
     let interval = shared.bookmark_interval;
     let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
     ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -119,6 +127,8 @@ pub(crate) fn watch(
         deadline: timeout.map(|t| Box::pin(tokio::time::sleep(t))),
         token: shared.faults.watch_token(),
         cut: false,
+        id,
+        written: 0,
     };
     let stream = futures::stream::unfold(state, |mut state| async move {
         if state.cut {
@@ -137,6 +147,7 @@ pub(crate) fn watch(
             return Some((Err(err), state));
         }
         let chunk = state.next_chunk().await?;
+        state.written += 1;
         state.shared.faults.on_watch_event();
         Some((Ok(chunk), state))
     });
@@ -182,6 +193,19 @@ struct WatchStream {
     token: CancellationToken,
     /// The last chunk was a truncated event: the next poll aborts the connection.
     cut: bool,
+    /// For debug logs.
+    id: u64,
+    /// Lines written so far.
+    written: u64,
+}
+
+/// Numbers watches in debug logs.
+static NEXT_WATCH_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Drop for WatchStream {
+    fn drop(&mut self) {
+        tracing::debug!(watch = self.id, lines = self.written, "watch ended");
+    }
 }
 
 impl WatchStream {

@@ -46,6 +46,7 @@ pub(crate) async fn send(
     request.extensions_mut().insert(verb);
     let response = client.send(request.map(Body::from)).await?;
     let code = response.status();
+    tracing::trace!(verb, %code, "response received");
     if !(code.is_client_error() || code.is_server_error()) {
         return Ok(response);
     }

@@ -34,6 +34,8 @@ const BATCHES: u64 = 4;
 const STEPS_PER_SEED: usize = 40;
 /// How long a seed may take to converge once the faults are cleared.
 const CONVERGE_WITHIN: Duration = Duration::from_secs(30);
+/// How long one workload request, fault or shutdown may take.
+const STEP_WITHIN: Duration = Duration::from_secs(20);
 const NAMESPACES: [&str; 3] = ["chaos-a", "chaos-b", "chaos-c"];
 
 /// The kinds of fault the schedule injects, for the summary.
@@ -107,9 +109,11 @@ fn seeds_of(batch: u64) -> std::ops::Range<u64> {
     from..to
 }
 
-fn chaos_reflector_config() -> ReflectorConfig {
+fn chaos_reflector_config(seed: u64) -> ReflectorConfig {
     ReflectorConfig {
-        name: "chaos".into(),
+        // Per seed, so that a debug log (`RUST_LOG=kube_informers_runtime=debug`) of a
+        // failing seed can be picked out of a whole batch.
+        name: format!("chaos-{seed}"),
         // Small pages so relists paginate and a compaction can expire a continue token.
         page_size: 7,
         backoff: BackoffConfig {
@@ -156,7 +160,7 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     let informer_client = server.client_without_retry().unwrap();
     let selector = label.clone();
     let factory = SharedInformerFactory::builder(informer_client)
-        .reflector_config(chaos_reflector_config())
+        .reflector_config(chaos_reflector_config(seed))
         .tweak_list_params(move |lp| lp.label_selector = Some(selector.clone()))
         .build();
     let informer = factory.informer_for::<ConfigMap>();
@@ -180,7 +184,7 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     let mut live: Vec<(String, String)> = Vec::new();
     let mut next_name = 0u32;
     for _ in 0..rng.random_range(0..6) {
-        create(&workload, seed, &mut rng, &mut live, &mut next_name).await;
+        within(seed, "create", create(&workload, seed, &mut rng, &mut live, &mut next_name)).await;
         summary.workload_ops += 1;
     }
     factory.start();
@@ -194,19 +198,27 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
             }
         }
         if rng.random_bool(0.3) {
-            let fault = inject_fault(server, &mut rng, &mut latency_steps).await;
+            let fault =
+                within(seed, "inject a fault", inject_fault(server, &mut rng, &mut latency_steps))
+                    .await;
+            tracing::debug!(seed, ?fault, "fault injected");
             *summary.faults.entry(format!("{fault:?}")).or_default() += 1;
         } else {
             let op = rng.random_range(0..10);
             if live.is_empty() || op < 4 {
-                create(&workload, seed, &mut rng, &mut live, &mut next_name).await;
+                within(
+                    seed,
+                    "create",
+                    create(&workload, seed, &mut rng, &mut live, &mut next_name),
+                )
+                .await;
             } else if op < 8 {
                 let (ns, name) = live[rng.random_range(0..live.len())].clone();
-                update(&workload, &ns, &name, &mut rng).await;
+                within(seed, "update", update(&workload, &ns, &name, &mut rng)).await;
             } else {
                 let (ns, name) = live.swap_remove(rng.random_range(0..live.len()));
                 let api = Api::<ConfigMap>::namespaced(workload.clone(), &ns);
-                let _ = api.delete(&name, &DeleteParams::default()).await;
+                let _ = within(seed, "delete", api.delete(&name, &DeleteParams::default())).await;
             }
             summary.workload_ops += 1;
         }
@@ -219,7 +231,7 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     let truth = Api::<ConfigMap>::all(workload.clone());
     let params = ListParams::default().labels(&label);
     let expected = loop {
-        match truth.list(&params).await {
+        match within(seed, "list the server's state", truth.list(&params)).await {
             Ok(list) => {
                 break cache_model(&list.items.into_iter().map(Arc::new).collect::<Vec<_>>());
             }
@@ -241,22 +253,36 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
         if tokio::time::Instant::now() >= deadline {
             eprintln!(
                 "seed {seed} diverged:\n  server: {expected:?}\n  cache:  {cache:?}\n  model:  {:?}\n  \
-                 informer: synced={} last_sync_rv={:?} stopped={}\n  last errors: {:#?}",
+                 informer: synced={} last_sync_rv={:?} stopped={}\n  stats: {:?}\n  \
+                 server: rv={} list requests={} watch requests={}\n  last errors: {:#?}",
                 model.objects,
                 informer.has_synced(),
                 informer.last_sync_resource_version(),
                 informer.is_stopped(),
+                informer.stats().reflector,
+                server.resource_version(),
+                server.request_count("list", "configmaps"),
+                server.request_count("watch", "configmaps"),
                 errors.lock(),
             );
             break false;
         }
         tokio::time::sleep(Duration::from_millis(2)).await;
     };
-    factory.shutdown().await;
+    within(seed, "shut the factory down", factory.shutdown()).await;
     summary.seeds += 1;
     if !converged {
         summary.divergences += 1;
         panic!("seed {seed}: cache, server and callback model did not converge");
+    }
+}
+
+/// Awaits one step of a seed, failing the seed (rather than hanging the run) if the step
+/// takes longer than [`STEP_WITHIN`].
+async fn within<T>(seed: u64, step: &str, fut: impl std::future::Future<Output = T>) -> T {
+    match tokio::time::timeout(STEP_WITHIN, fut).await {
+        Ok(out) => out,
+        Err(_) => panic!("seed {seed}: step {step:?} did not finish within {STEP_WITHIN:?}"),
     }
 }
 
