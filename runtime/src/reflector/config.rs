@@ -61,6 +61,20 @@ pub struct ReflectorConfig {
     pub min_watch_timeout: Duration,
     /// The upper bound of the random server-side watch timeout (default 10 minutes).
     pub max_watch_timeout: Duration,
+    /// How long past the server-side watch timeout a watch may stay silent before the
+    /// reflector presumes its connection dead (default 5 s, as kube-runtime's watcher);
+    /// zero disables the check.
+    ///
+    /// Every watch asks the server to close it after a random timeout of at most
+    /// `max_watch_timeout`, so a watch that has received nothing (no event, no bookmark,
+    /// not even its response) for `max_watch_timeout + watch_idle_margin` is stuck: a
+    /// half-open TCP connection, or a request lost on the client side. The reflector then
+    /// reports [`WireError::Stalled`](super::WireError::Stalled) through the watch-error
+    /// handler and re-watches from the last resource version, after the usual backoff.
+    /// client-go has no such check on HTTP/1 connections (its HTTP/2 transport pings
+    /// idle connections instead), and kube's client sets no read timeout by default, so
+    /// without it one dead connection would freeze the cache with no error at all.
+    pub watch_idle_margin: Duration,
     /// The backoff between failed requests.
     pub backoff: BackoffConfig,
     /// How often the resync timer fires while watching; zero (the default) never resyncs.
@@ -78,6 +92,7 @@ impl Default for ReflectorConfig {
             page_size: 500,
             min_watch_timeout: Duration::from_secs(5 * 60),
             max_watch_timeout: Duration::from_secs(10 * 60),
+            watch_idle_margin: Duration::from_secs(5),
             backoff: BackoffConfig::default(),
             resync_period: Duration::ZERO,
             streaming_list: false,
@@ -107,6 +122,7 @@ mod tests {
         assert_eq!(config.min_watch_timeout, Duration::from_secs(300));
         assert_eq!(config.max_watch_timeout, Duration::from_secs(600));
         assert_eq!(config.resync_period, Duration::ZERO);
+        assert_eq!(config.watch_idle_margin, Duration::from_secs(5));
         assert!(!config.streaming_list);
         assert_eq!(config.backoff.initial, Duration::from_millis(800));
         assert_eq!(config.backoff.max, Duration::from_secs(30));

@@ -14,7 +14,10 @@
 //!    random server timeout in `[min_watch_timeout, max_watch_timeout]`. `ADDED`,
 //!    `MODIFIED` and `DELETED` go to `add`/`update`/`delete`; bookmarks only advance the
 //!    last synced resource version. A watch that ends normally is reopened from the last
-//!    resource version, without a relist.
+//!    resource version, without a relist. A watch that receives nothing (not even its
+//!    response) for longer than its server timeout plus
+//!    [`ReflectorConfig::watch_idle_margin`] is presumed dead: it fails with
+//!    [`WireError::Stalled`] and is reopened like any broken connection.
 //! 3. **Failures** (each reported to the watch-error handler and to `tracing`):
 //!    `410 Gone`/`Expired` relists with `resourceVersion=""`; `429`, `5xx` and transport
 //!    failures of a watch back off and re-watch; a failed list, a `403` or another
@@ -76,6 +79,7 @@ mod backoff;
 mod config;
 mod decode;
 mod error;
+mod idle;
 mod list;
 mod list_stream;
 mod lister_watcher;

@@ -3,7 +3,6 @@
 
 use std::{collections::BTreeMap, sync::Arc};
 
-use futures::StreamExt;
 use kube::{Resource, api::WatchParams, core::WatchEvent};
 use tokio_util::sync::CancellationToken;
 
@@ -11,6 +10,7 @@ use super::{
     INITIAL_EVENTS_END_ANNOTATION, ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
     WatchStream,
     error::{Disposition, classify},
+    idle::{next_within, open_within},
     run::{RunState, sleep},
 };
 
@@ -62,7 +62,10 @@ where
             };
             tracing::debug!(%resource_version, "starting streaming list");
             let opened = cancel
-                .run_until_cancelled(self.lister_watcher.watch(&params, &resource_version))
+                .run_until_cancelled(open_within(
+                    self.config.watch_idle_limit(),
+                    self.lister_watcher.watch(&params, &resource_version),
+                ))
                 .await;
             let mut stream = match opened {
                 None => return StreamingOutcome::Cancelled,
@@ -117,8 +120,10 @@ where
         objects: &mut BTreeMap<String, Arc<K>>,
         cancel: &CancellationToken,
     ) -> InitialEvents {
+        let idle_limit = self.config.watch_idle_limit();
         loop {
-            let Some(item) = cancel.run_until_cancelled(stream.next()).await else {
+            let Some(item) = cancel.run_until_cancelled(next_within(idle_limit, stream)).await
+            else {
                 return InitialEvents::Cancelled;
             };
             match item {

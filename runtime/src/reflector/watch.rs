@@ -2,7 +2,6 @@
 
 use std::{sync::Arc, time::Duration};
 
-use futures::StreamExt;
 use kube::{Resource, api::WatchParams, core::WatchEvent};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -10,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     ObjectKey, Phase, Reflector, ReflectorError, StoreOperation, WatchStream,
     error::{Disposition, classify},
+    idle::{next_within, open_within},
     run::{Flow, RunState, sleep},
 };
 
@@ -75,7 +75,10 @@ where
                     };
                     tracing::debug!(%resource_version, timeout = ?params.timeout, "starting watch");
                     let opened = cancel
-                        .run_until_cancelled(self.lister_watcher.watch(&params, &resource_version))
+                        .run_until_cancelled(open_within(
+                            self.config.watch_idle_limit(),
+                            self.lister_watcher.watch(&params, &resource_version),
+                        ))
                         .await;
                     match opened {
                         None => return Flow::Stop,
@@ -149,8 +152,10 @@ where
     /// Applies the events of one watch stream to the store until it ends.
     async fn consume(&self, mut stream: WatchStream<K>, cancel: &CancellationToken) -> WatchEnd {
         let mut events = 0;
+        let idle_limit = self.config.watch_idle_limit();
         loop {
-            let Some(item) = cancel.run_until_cancelled(stream.next()).await else {
+            let Some(item) = cancel.run_until_cancelled(next_within(idle_limit, &mut stream)).await
+            else {
                 return WatchEnd::Cancelled;
             };
             match item {

@@ -32,6 +32,16 @@ pub enum WireError {
         /// How many bytes of the unfinished line had arrived.
         bytes: usize,
     },
+    /// Nothing arrived on the watch (no event, no bookmark, and perhaps not even its
+    /// response) for `idle`, longer than the server-side watch timeout plus
+    /// [`ReflectorConfig::watch_idle_margin`](super::ReflectorConfig::watch_idle_margin):
+    /// the connection is presumed dead. The reflector re-watches from the last resource
+    /// version it applied.
+    #[error("the watch went silent: nothing received for {idle:?}")]
+    Stalled {
+        /// How long the watch had been silent.
+        idle: std::time::Duration,
+    },
 }
 
 /// Sends `request` and returns the response if its status is a success; an error

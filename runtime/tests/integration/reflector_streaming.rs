@@ -128,3 +128,29 @@ async fn expired_live_stream_restreams_from_a_consistent_read() {
     assert_eq!(h.store.ops()[1], Op::Replace(vec![], "20".into()));
     h.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn stalled_initial_events_are_streamed_again() {
+    // kube-runtime: watcher.rs next_with_idle_timeout, applied to the initial events too.
+    let lw = FakeListerWatcher::new()
+        .watch(WatchScript::Hang(vec![Ok(WatchEvent::Added(pod("a", "1")))]))
+        .watch(WatchScript::Hang(vec![
+            Ok(WatchEvent::Added(pod("a", "1"))),
+            Ok(initial_events_end("5")),
+        ]));
+    let config = ReflectorConfig {
+        min_watch_timeout: std::time::Duration::from_secs(60),
+        max_watch_timeout: std::time::Duration::from_secs(60),
+        ..streaming()
+    };
+    let h = Harness::start(lw, config);
+    h.until("the second stream's sync", |h| h.version.get() == "5").await;
+    let watches = h.lw.watches();
+    assert_eq!(watches.len(), 2);
+    assert!(watches[1].0.send_initial_events);
+    assert_eq!(watches[1].2.duration_since(watches[0].2), std::time::Duration::from_millis(65_800));
+    assert!(h.lw.lists().is_empty());
+    assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into()], "5".into())]);
+    assert_eq!(h.reported(), [Reported { kind: "streaming-list", code: None }]);
+    h.stop().await;
+}

@@ -190,3 +190,80 @@ async fn panicking_watch_error_handler_is_contained() {
     assert_eq!(h.version.get(), "200");
     h.stop().await;
 }
+
+/// Watches the server closes after exactly 60 s, with the default idle margin.
+fn one_minute_watches() -> kube_informers_runtime::reflector::ReflectorConfig {
+    kube_informers_runtime::reflector::ReflectorConfig {
+        min_watch_timeout: Duration::from_secs(60),
+        max_watch_timeout: Duration::from_secs(60),
+        ..config()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn silent_watch_is_abandoned_after_its_timeout_and_resumes_without_relisting() {
+    // kube-runtime: watcher.rs next_with_idle_timeout (a watch silent for longer than its
+    // server-side timeout plus a margin is presumed dead). client-go has no such check for
+    // HTTP/1 and relies on HTTP/2 health checks.
+    let lw = listed()
+        .watch(WatchScript::Hang(vec![Ok(bookmark("150"))]))
+        .watch(WatchScript::Hang(vec![Ok(bookmark("160"))]));
+    let h = Harness::start(lw, one_minute_watches());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    let watches = h.lw.watches();
+    assert_eq!(watches[1].1, "150", "resumes from the last bookmark");
+    // 60 s timeout + 5 s margin, then the first backoff step (800 ms, no jitter).
+    assert_eq!(watches[1].2.duration_since(watches[0].2), Duration::from_millis(65_800));
+    assert_eq!(h.lw.lists().len(), 1, "a stalled watch must not relist");
+    assert_eq!(h.reported(), [Reported { kind: "watch", code: None }]);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn unanswered_watch_request_is_abandoned_after_its_timeout() {
+    // kube-runtime: watcher.rs next_with_idle_timeout; here the request itself never
+    // answers (kube's client has no read timeout by default).
+    let lw = listed().watch(WatchScript::Unanswered).watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, one_minute_watches());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    let watches = h.lw.watches();
+    assert_eq!(watches[1].1, "100");
+    assert_eq!(watches[1].2.duration_since(watches[0].2), Duration::from_millis(65_800));
+    assert_eq!(h.lw.lists().len(), 1);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn events_keep_a_long_watch_alive() {
+    // The idle limit counts from the last item, not from the start of the watch.
+    let lw = listed().watch(WatchScript::Paced(
+        Duration::from_secs(40),
+        vec![
+            Ok(WatchEvent::Added(pod("c", "150"))),
+            Ok(WatchEvent::Modified(pod("c", "160"))),
+            Ok(WatchEvent::Modified(pod("c", "170"))),
+        ],
+    ));
+    let h = Harness::start(lw, one_minute_watches());
+    let start = tokio::time::Instant::now();
+    h.until("the third event", |h| h.version.get() == "170").await;
+    assert_eq!(start.elapsed(), Duration::from_secs(120));
+    assert_eq!(h.lw.watches().len(), 1);
+    assert!(h.reported().is_empty(), "{:?}", h.reported());
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn zero_idle_margin_never_abandons_a_watch() {
+    let lw = listed().watch(WatchScript::Hang(vec![]));
+    let config = kube_informers_runtime::reflector::ReflectorConfig {
+        watch_idle_margin: Duration::ZERO,
+        ..one_minute_watches()
+    };
+    let h = Harness::start(lw, config);
+    h.until("the watch", |h| h.lw.watches().len() == 1).await;
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    assert_eq!(h.lw.watches().len(), 1);
+    assert!(h.reported().is_empty());
+    h.stop().await;
+}

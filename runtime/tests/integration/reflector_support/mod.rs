@@ -109,6 +109,10 @@ pub enum WatchScript {
     Close(Vec<Result<WatchEvent<Pod>, kube::Error>>),
     /// The stream yields these items, then stays open.
     Hang(Vec<Result<WatchEvent<Pod>, kube::Error>>),
+    /// The watch request never gets an answer.
+    Unanswered,
+    /// The stream yields each item after waiting this long (paused clock), then stays open.
+    Paced(Duration, Vec<Result<WatchEvent<Pod>, kube::Error>>),
     /// The stream stays silent for this long (paused clock), then ends.
     Quiet(Duration),
     /// The stream yields these items, waits (paused clock), yields the last item, then ends.
@@ -224,6 +228,14 @@ impl ListerWatcher<Pod> for FakeListerWatcher {
         Box::pin(async move {
             match reply {
                 Some(WatchScript::Fail(err)) => Err(err),
+                Some(WatchScript::Unanswered) => std::future::pending().await,
+                Some(WatchScript::Paced(gap, items)) => Ok(stream::iter(items)
+                    .then(move |item| async move {
+                        tokio::time::sleep(gap).await;
+                        item
+                    })
+                    .chain(stream::pending())
+                    .boxed()),
                 Some(WatchScript::Close(items)) => Ok(stream::iter(items).boxed()),
                 Some(WatchScript::Hang(items)) => {
                     Ok(stream::iter(items).chain(stream::pending()).boxed())
