@@ -15,12 +15,15 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube_informers_runtime::SharedInformerFactory;
-use kube_informers_runtime::reflector::{BackoffConfig, ReflectorConfig};
+use kube_informers_runtime::reflector::{
+    BackoffConfig, ReflectorConfig, ReflectorError, WireError,
+};
 use kube_informers_testkit::{InjectedFailure, TestApiServer};
 use kube_informers_tests::{CallbackModel, Recorder, cache_model, init_tracing, peak_rss_kib};
 use rand::rngs::StdRng;
@@ -34,8 +37,10 @@ const BATCHES: u64 = 4;
 const STEPS_PER_SEED: usize = 40;
 /// How long a seed may take to converge once the faults are cleared.
 const CONVERGE_WITHIN: Duration = Duration::from_secs(30);
-/// How long one workload request, fault or shutdown may take.
+/// How long a fault or the factory's shutdown may take.
 const STEP_WITHIN: Duration = Duration::from_secs(20);
+/// How long the workload waits for the answer to one of its requests.
+const WORKLOAD_WITHIN: Duration = Duration::from_secs(5);
 const NAMESPACES: [&str; 3] = ["chaos-a", "chaos-b", "chaos-c"];
 
 /// The kinds of fault the schedule injects, for the summary.
@@ -57,6 +62,10 @@ struct Summary {
     faults: BTreeMap<String, u64>,
     workload_ops: u64,
     events_applied: u64,
+    /// Workload requests abandoned after WORKLOAD_WITHIN without an answer.
+    workload_timeouts: u64,
+    /// Watches the reflector abandoned because they went silent (`WireError::Stalled`).
+    stalled_watches: u64,
     divergences: u64,
 }
 
@@ -65,12 +74,14 @@ impl Summary {
         let total: u64 = self.faults.values().sum();
         let by_kind: Vec<String> = self.faults.iter().map(|(k, n)| format!("{k}={n}")).collect();
         format!(
-            "chaos summary: seeds={} faults={} ({}) workload_ops={} events_applied={} divergences={} elapsed={:.1}s peak_rss={}KiB",
+            "chaos summary: seeds={} faults={} ({}) workload_ops={} workload_timeouts={} events_applied={} stalled_watches={} divergences={} elapsed={:.1}s peak_rss={}KiB",
             self.seeds,
             total,
             by_kind.join(" "),
             self.workload_ops,
+            self.workload_timeouts,
             self.events_applied,
+            self.stalled_watches,
             self.divergences,
             elapsed.as_secs_f64(),
             peak_rss_kib().unwrap_or(0)
@@ -116,6 +127,12 @@ fn chaos_reflector_config(seed: u64) -> ReflectorConfig {
         name: format!("chaos-{seed}"),
         // Small pages so relists paginate and a compaction can expire a continue token.
         page_size: 7,
+        // Short server-side watch timeouts, so watches also end the normal way, and a
+        // watch that stalls (see `watch_idle_margin`) is abandoned within 5 s, well inside
+        // CONVERGE_WITHIN.
+        min_watch_timeout: Duration::from_secs(2),
+        max_watch_timeout: Duration::from_secs(4),
+        watch_idle_margin: Duration::from_secs(1),
         backoff: BackoffConfig {
             initial: Duration::from_millis(5),
             max: Duration::from_millis(100),
@@ -169,8 +186,13 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     // The last few reflector errors, printed if the seed diverges.
     let errors = Arc::new(parking_lot::Mutex::new(std::collections::VecDeque::new()));
     let sink = errors.clone();
+    let stalls = Arc::new(AtomicU64::new(0));
+    let stall_count = stalls.clone();
     informer
         .set_watch_error_handler(move |err| {
+            if is_stall(err) {
+                stall_count.fetch_add(1, Ordering::Relaxed);
+            }
             let mut last = sink.lock();
             if last.len() == 8 {
                 last.pop_front();
@@ -184,7 +206,7 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     let mut live: Vec<(String, String)> = Vec::new();
     let mut next_name = 0u32;
     for _ in 0..rng.random_range(0..6) {
-        within(seed, "create", create(&workload, seed, &mut rng, &mut live, &mut next_name)).await;
+        bounded(summary, create(&workload, seed, &mut rng, &mut live, &mut next_name)).await;
         summary.workload_ops += 1;
     }
     factory.start();
@@ -206,19 +228,15 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
         } else {
             let op = rng.random_range(0..10);
             if live.is_empty() || op < 4 {
-                within(
-                    seed,
-                    "create",
-                    create(&workload, seed, &mut rng, &mut live, &mut next_name),
-                )
-                .await;
+                bounded(summary, create(&workload, seed, &mut rng, &mut live, &mut next_name))
+                    .await;
             } else if op < 8 {
                 let (ns, name) = live[rng.random_range(0..live.len())].clone();
-                within(seed, "update", update(&workload, &ns, &name, &mut rng)).await;
+                bounded(summary, update(&workload, &ns, &name, &mut rng)).await;
             } else {
                 let (ns, name) = live.swap_remove(rng.random_range(0..live.len()));
                 let api = Api::<ConfigMap>::namespaced(workload.clone(), &ns);
-                let _ = within(seed, "delete", api.delete(&name, &DeleteParams::default())).await;
+                let _ = bounded(summary, api.delete(&name, &DeleteParams::default())).await;
             }
             summary.workload_ops += 1;
         }
@@ -231,11 +249,11 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     let truth = Api::<ConfigMap>::all(workload.clone());
     let params = ListParams::default().labels(&label);
     let expected = loop {
-        match within(seed, "list the server's state", truth.list(&params)).await {
-            Ok(list) => {
+        match bounded(summary, truth.list(&params)).await {
+            Some(Ok(list)) => {
                 break cache_model(&list.items.into_iter().map(Arc::new).collect::<Vec<_>>());
             }
-            Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+            Some(Err(_)) | None => tokio::time::sleep(Duration::from_millis(5)).await,
         }
     };
 
@@ -271,10 +289,38 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     };
     within(seed, "shut the factory down", factory.shutdown()).await;
     summary.seeds += 1;
+    summary.stalled_watches += stalls.load(Ordering::Relaxed);
     if !converged {
         summary.divergences += 1;
         panic!("seed {seed}: cache, server and callback model did not converge");
     }
+}
+
+/// Awaits one workload request for at most [`WORKLOAD_WITHIN`]; `None` (counted) when it
+/// does not answer. The workload is the test's driver, not the system under test: an
+/// abandoned create may still have happened, which is fine because the views are compared
+/// with the server's state, and the workload only tracks objects it knows exist.
+async fn bounded<T>(
+    summary: &mut Summary,
+    request: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    match tokio::time::timeout(WORKLOAD_WITHIN, request).await {
+        Ok(out) => Some(out),
+        Err(_) => {
+            summary.workload_timeouts += 1;
+            tracing::warn!(after = ?WORKLOAD_WITHIN, "workload request abandoned without an answer");
+            None
+        }
+    }
+}
+
+/// Whether the reflector abandoned a watch that went silent.
+fn is_stall(err: &ReflectorError) -> bool {
+    let ReflectorError::Watch(kube::Error::ReadEvents(io)) = err else { return false };
+    matches!(
+        io.get_ref().and_then(|e| e.downcast_ref::<WireError>()),
+        Some(WireError::Stalled { .. })
+    )
 }
 
 /// Awaits one step of a seed, failing the seed (rather than hanging the run) if the step
