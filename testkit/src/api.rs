@@ -207,6 +207,10 @@ async fn serve_resource(
     match shared.faults.take_failure(verb, &info) {
         Some(Injected::Status(failure)) => return Err(failure.to_api_error(verb, &info)),
         Some(Injected::Raw(raw)) => return Ok(raw.response()),
+        Some(Injected::NoAnswer) => {
+            tracing::debug!(verb, resource = %info.plural, "leaving a request unanswered");
+            return std::future::pending().await;
+        }
         None => {}
     }
     if !info.supports(verb) {

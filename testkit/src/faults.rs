@@ -173,6 +173,8 @@ pub(crate) enum Injected {
     Status(InjectedFailure),
     /// A raw, non-Status body.
     Raw(RawFailure),
+    /// No answer at all (see [`Faults::hang_next`]).
+    NoAnswer,
 }
 
 /// A pending `fail_next` rule.
@@ -371,6 +373,23 @@ impl Faults<'_> {
     ) {
         let raw = RawFailure { code, content_type: content_type.to_string(), body: body.into() };
         self.push_rule(verb, resource, n, Injected::Raw(raw));
+    }
+
+    /// Leaves the next `n` requests matching `verb` and `resource` (as in
+    /// [`fail_next`](Self::fail_next)) without any answer: the server reads each request,
+    /// then sends nothing (not even a status line) and keeps the connection open until it
+    /// restarts or shuts down. This is what a client sees over a half-open TCP connection,
+    /// when the peer vanished without a FIN or RST: no data, no error, no end.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> kube_informers_testkit::Result<()> {
+    /// use kube_informers_testkit::TestApiServer;
+    /// let server = TestApiServer::start().await?;
+    /// server.faults().hang_next("watch", "pods", 1);
+    /// # Ok(()) }
+    /// ```
+    pub fn hang_next(&self, verb: &str, resource: &str, n: u64) {
+        self.push_rule(verb, resource, n, Injected::NoAnswer);
     }
 
     fn push_rule(&self, verb: &str, resource: &str, n: u64, failure: Injected) {

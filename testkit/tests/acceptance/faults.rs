@@ -401,3 +401,25 @@ async fn fail_next_with_body_answers_a_non_status_body() {
     assert_eq!(server.request_count("list", "configmaps"), 4);
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn hang_next_leaves_requests_unanswered_until_a_restart() {
+    let (server, api) = server_with_cms().await;
+    create_cm(&api, "a", &[]).await;
+    server.faults().hang_next("list", "configmaps", 1);
+    let hung = tokio::spawn({
+        let api = api.clone();
+        async move { api.list(&ListParams::default()).await }
+    });
+    // No answer, no error, no end while the server runs...
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!hung.is_finished(), "the hung request got an answer");
+    // ...while the next request (on another connection) is served.
+    assert_eq!(api.list(&ListParams::default()).await.expect("list").items.len(), 1);
+    assert_eq!(server.request_count("list", "configmaps"), 2);
+    // A restart drops the connection, and the hung request fails.
+    server.restart().await.expect("restart");
+    let outcome = tokio::time::timeout(Duration::from_secs(5), hung).await.expect("ended");
+    assert!(outcome.expect("join").is_err(), "a dropped connection is an error");
+    server.shutdown().await;
+}

@@ -19,4 +19,5 @@ mod reliability_handlers;
 mod reliability_load;
 mod reliability_secrets;
 mod reliability_soak;
+mod reliability_stall;
 mod typed_informers;
