@@ -425,7 +425,7 @@ impl Faults<'_> {
         self.state().truncations.lock().clear();
     }
 
-    /// Removes every pending `fail_next` rule.
+    /// Removes every pending `fail_next`, `fail_next_with_body` and `hang_next` rule.
     pub fn clear_failures(&self) {
         self.state().fail_rules.lock().clear();
     }
