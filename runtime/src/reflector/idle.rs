@@ -36,7 +36,7 @@ pub(super) async fn open_within<T>(
     match limit {
         None => open.await,
         Some(limit) => tokio::time::timeout(limit, open).await.unwrap_or_else(|_| {
-            tracing::debug!(?limit, "watch request unanswered; abandoning it");
+            tracing::debug!(?limit, "watch silent; abandoning it");
             Err(stalled(limit))
         }),
     }
@@ -51,13 +51,7 @@ pub(super) async fn next_within<S, T>(
 where
     S: Stream<Item = Result<T, kube::Error>> + Unpin,
 {
-    match limit {
-        None => stream.next().await,
-        Some(limit) => tokio::time::timeout(limit, stream.next()).await.unwrap_or_else(|_| {
-            tracing::debug!(?limit, "watch silent; abandoning it");
-            Some(Err(stalled(limit)))
-        }),
-    }
+    open_within(limit, async { stream.next().await.transpose() }).await.transpose()
 }
 
 #[cfg(test)]
