@@ -3,15 +3,35 @@
 #   make test   - every test, as CI runs it
 #   make lint   - rustfmt and clippy with -D warnings
 #   make bench  - the benchmarks
+#   make real-server - build etcd and kube-apiserver from Go modules (make test does it too)
 
 CARGO ?= cargo
 # nextest runs each test in its own process and does not hold the build lock while tests run;
 # fall back to cargo test where it is missing.
 NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 
-.PHONY: test test-unit test-doc build-k8s-versions lint fmt bench generate check-generated
+.PHONY: test test-unit test-doc build-k8s-versions lint fmt bench generate check-generated real-server
 
-test: check-generated test-unit test-doc build-k8s-versions
+test: check-generated real-server test-unit test-doc build-k8s-versions
+
+# A real control plane (etcd + kube-apiserver at the release realserver/go.mod pins), built
+# from the Go module proxy into a cache folder outside the repo, keyed by the version and a
+# hash of the Go sources, so later runs reuse it. testkit's RealApiServer finds it through
+# KUBE_INFORMERS_REAL_SERVER_BIN, or the cache's `current` link when run outside make.
+REAL_SERVER_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kube-informers/realserver
+REAL_SERVER_VERSION := $(shell sed -n 's|^[[:space:]]*k8s.io/kubernetes \(v[0-9.]*\)$$|\1|p' realserver/go.mod)
+REAL_SERVER_KEY := $(shell cat realserver/go.mod realserver/go.sum $$(find realserver -name '*.go' | sort) | sha256sum | cut -c1-12)
+REAL_SERVER_BIN := $(REAL_SERVER_CACHE)/$(REAL_SERVER_VERSION)-$(REAL_SERVER_KEY)
+export KUBE_INFORMERS_REAL_SERVER_BIN := $(REAL_SERVER_BIN)
+
+real-server: $(REAL_SERVER_BIN)/kube-apiserver
+
+$(REAL_SERVER_BIN)/kube-apiserver:
+	@command -v go >/dev/null || { echo "make real-server needs Go 1.26 (or set KUBEBUILDER_ASSETS and run cargo test)"; exit 1; }
+	rm -rf $(REAL_SERVER_BIN).partial
+	cd realserver && go build -buildvcs=false -o $(REAL_SERVER_BIN).partial/ ./cmd/etcd ./cmd/kube-apiserver
+	rm -rf $(REAL_SERVER_BIN) && mv $(REAL_SERVER_BIN).partial $(REAL_SERVER_BIN)
+	ln -sfn $(REAL_SERVER_BIN) $(REAL_SERVER_CACHE)/current
 
 # The typed informers compile under the oldest and the newest Kubernetes version k8s-openapi
 # ships; resources a version lacks are absent, never broken.

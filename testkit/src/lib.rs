@@ -28,6 +28,7 @@ mod faults;
 mod kubeconfig;
 mod list;
 mod object;
+pub mod real;
 mod resources;
 pub mod seed;
 mod selector;

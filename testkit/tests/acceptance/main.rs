@@ -7,6 +7,7 @@ mod discovery;
 mod faults;
 mod kubectl;
 mod list;
+mod real_server;
 mod runtime;
 mod seed;
 mod watch;
