@@ -81,7 +81,7 @@ pub struct ReflectorConfig {
     pub resync_period: Duration,
     /// Opt in to streaming lists (client-go's `WatchListClient` feature): the initial state
     /// comes from a watch with `sendInitialEvents=true` instead of a list. The reflector
-    /// falls back to plain lists when the server refuses it.
+    /// falls back to a plain list for any cycle whose streaming attempt fails.
     pub streaming_list: bool,
 }
 

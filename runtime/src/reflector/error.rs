@@ -114,21 +114,23 @@ pub enum ReflectorError {
         elapsed: Duration,
     },
 
-    /// A streaming list failed in a way that may be temporary (5xx, throttling,
-    /// transport, decode). The reflector falls back to a plain list for this cycle.
+    /// A streaming list failed (a 5xx or an ERROR event, throttling, transport, a stall,
+    /// decode). Throttling and unanswered requests are retried as a stream after a backoff;
+    /// the rest fall back to a plain list for this cycle.
     #[error("streaming list failed")]
     StreamingList(#[source] kube::Error),
 
     /// The server refused the streaming-list request (a 4xx such as 400, 403 or 422).
-    /// The reflector falls back to plain lists for the rest of its run.
-    #[error("server refused the streaming list; using plain lists from now on")]
+    /// The reflector falls back to a plain list for this cycle and streams again at the
+    /// next relist, as client-go does.
+    #[error("server refused the streaming list; falling back to a plain list")]
     StreamingListRefused(#[source] kube::Error),
 
-    /// The streaming list's stream ended before the `k8s.io/initial-events-end`
-    /// bookmark: the server does not support streaming lists. The reflector falls
-    /// back to plain lists for the rest of its run.
+    /// The streaming list's stream ended, or ran past the watch idle limit, before the
+    /// `k8s.io/initial-events-end` bookmark (a server or proxy that does not support
+    /// streaming lists). The reflector falls back to a plain list for this cycle.
     #[error(
-        "streaming list ended without the initial-events-end bookmark; using plain lists from now on"
+        "streaming list ended without the initial-events-end bookmark; falling back to a plain list"
     )]
     StreamingListIncomplete,
 }

@@ -30,8 +30,9 @@
 //! With [`ReflectorConfig::streaming_list`], step 1 is a watch with
 //! `sendInitialEvents=true` whose initial events are collected until the
 //! `k8s.io/initial-events-end` bookmark, replaced into the store, and whose stream then
-//! carries on as the watch of step 2. If the server refuses it, the reflector uses
-//! plain lists from then on.
+//! carries on as the watch of step 2. If the attempt fails (a refusal, an ERROR event, a
+//! stream that ends or stalls before the bookmark), that cycle falls back to a plain list and
+//! the next relist streams again, as client-go does.
 //!
 //! ```no_run
 //! # #[tokio::main]

@@ -35,8 +35,6 @@ pub(super) struct RunState {
     /// A `resourceVersion="0"` list came back paginated: the server pages even when it
     /// could serve from its watch cache, so keep paging later relists too.
     pub(super) paginated_result: bool,
-    /// Streaming lists are enabled and have not been refused.
-    pub(super) streaming: bool,
 }
 
 impl RunState {
@@ -45,7 +43,6 @@ impl RunState {
             backoff: Backoff::new(config.backoff.clone()),
             rv_unavailable: false,
             paginated_result: false,
-            streaming: config.streaming_list,
         }
     }
 
@@ -102,12 +99,11 @@ where
             return Flow::Stop;
         }
         let mut live = None;
-        if state.streaming {
+        if self.config.streaming_list {
             match self.streaming_list(state, cancel).await {
                 StreamingOutcome::Cancelled => return Flow::Stop,
                 StreamingOutcome::Synced(stream) => live = Some(stream),
-                StreamingOutcome::Refused => state.streaming = false,
-                StreamingOutcome::Failed => {}
+                StreamingOutcome::FallBack => {}
             }
         }
         if live.is_none()

@@ -1,5 +1,10 @@
 //! The streaming-list stage: client-go's `Reflector.watchList` (the `WatchListClient`
 //! feature): the initial state arrives as watch events, ended by a bookmark.
+//!
+//! Like client-go, a failed attempt falls back to a plain list for that cycle only, and the
+//! next relist streams again: a server that refuses once (an ERROR event, a 4xx or 5xx, a
+//! stream that ends or stalls before the end bookmark) still gets a working informer, and
+//! one that recovers gets streaming lists back.
 
 use std::{collections::BTreeMap, sync::Arc};
 
@@ -18,10 +23,8 @@ use super::{
 pub(super) enum StreamingOutcome<K> {
     /// The store holds the initial state; the stream carries on as the live watch.
     Synced(WatchStream<K>),
-    /// The server does not support streaming lists: use plain lists from now on.
-    Refused,
     /// A failure (reported): fall back to a plain list for this cycle.
-    Failed,
+    FallBack,
     /// Cancelled.
     Cancelled,
 }
@@ -30,7 +33,7 @@ pub(super) enum StreamingOutcome<K> {
 enum InitialEvents {
     /// The initial-events-end bookmark arrived, at this resource version.
     Complete(String),
-    /// The stream ended before the bookmark.
+    /// The stream ended, or ran past the idle limit, before the bookmark.
     Incomplete,
     /// An `ERROR` event or an error item.
     Failed(kube::Error),
@@ -41,8 +44,9 @@ impl<K> Reflector<K>
 where
     K: Resource + Clone + Send + Sync + 'static,
 {
-    /// Streams the initial state into the store, retrying throttling, 5xx, transport
-    /// failures and expiry (from `""`) like client-go, and giving up on anything else.
+    /// Streams the initial state into the store, retrying throttling, transport failures
+    /// of the request and expiry (from `""`) like client-go, and falling back on anything
+    /// else.
     #[tracing::instrument(name = "streaming_list", skip_all, fields(reflector = %self.config.name))]
     pub(super) async fn streaming_list(
         &self,
@@ -73,9 +77,9 @@ where
                 Some(Err(err)) => {
                     if classify(&err) == Disposition::Rejected {
                         self.report(&ReflectorError::StreamingListRefused(err));
-                        return StreamingOutcome::Refused;
+                        return StreamingOutcome::FallBack;
                     }
-                    match self.streaming_failed(state, err, cancel).await {
+                    match self.streaming_failed(state, err, true, cancel).await {
                         Some(outcome) => return outcome,
                         None => continue,
                     }
@@ -87,13 +91,14 @@ where
                 InitialEvents::Cancelled => return StreamingOutcome::Cancelled,
                 InitialEvents::Incomplete => {
                     self.report(&ReflectorError::StreamingListIncomplete);
-                    return StreamingOutcome::Refused;
+                    return StreamingOutcome::FallBack;
                 }
-                InitialEvents::Failed(err) => match self.streaming_failed(state, err, cancel).await
-                {
-                    Some(outcome) => return outcome,
-                    None => continue,
-                },
+                InitialEvents::Failed(err) => {
+                    match self.streaming_failed(state, err, false, cancel).await {
+                        Some(outcome) => return outcome,
+                        None => continue,
+                    }
+                }
                 InitialEvents::Complete(resource_version) => {
                     state.rv_unavailable = false;
                     let count = objects.len();
@@ -103,7 +108,7 @@ where
                             operation: StoreOperation::Replace,
                             source,
                         });
-                        return StreamingOutcome::Failed;
+                        return StreamingOutcome::FallBack;
                     }
                     self.last_sync.set(&resource_version);
                     tracing::debug!(count, %resource_version, "streaming list synced");
@@ -113,7 +118,10 @@ where
         }
     }
 
-    /// Collects the initial events, keyed like the store, until the end bookmark.
+    /// Collects the initial events, keyed like the store, until the end bookmark. The idle
+    /// limit bounds each item and also the whole phase: a stream kept busy by bookmarks or
+    /// events but never ended (a proxy that drops the end bookmark and ignores the timeout)
+    /// is abandoned when the server would have closed it.
     async fn initial_events(
         &self,
         stream: &mut WatchStream<K>,
@@ -121,10 +129,22 @@ where
         cancel: &CancellationToken,
     ) -> InitialEvents {
         let idle_limit = self.config.watch_idle_limit();
+        let deadline = idle_limit.map(|limit| tokio::time::Instant::now() + limit);
         loop {
-            let Some(item) = cancel.run_until_cancelled(next_within(idle_limit, stream)).await
-            else {
+            let next = async {
+                match deadline {
+                    None => Ok(next_within(idle_limit, stream).await),
+                    Some(deadline) => {
+                        tokio::time::timeout_at(deadline, next_within(idle_limit, stream)).await
+                    }
+                }
+            };
+            let Some(item) = cancel.run_until_cancelled(next).await else {
                 return InitialEvents::Cancelled;
+            };
+            let Ok(item) = item else {
+                tracing::debug!(?idle_limit, "no end bookmark within the idle limit");
+                return InitialEvents::Incomplete;
             };
             match item {
                 None => return InitialEvents::Incomplete,
@@ -156,29 +176,54 @@ where
 
     /// Reports a failed streaming attempt. Returns `None` to try streaming again
     /// (after a backoff, or at once from `""` after an expiry), or the outcome.
+    ///
+    /// Retried, as client-go's `isWatchErrorRetriable` and `isExpiredError` do: expiry, 429,
+    /// and a request that got no HTTP answer. Everything else, a 5xx status or ERROR event
+    /// among them, falls back to a plain list: retrying a server that cannot stream would
+    /// never sync.
     async fn streaming_failed(
         &self,
         state: &mut RunState,
         err: kube::Error,
+        opening: bool,
         cancel: &CancellationToken,
     ) -> Option<StreamingOutcome<K>> {
-        match classify(&err) {
+        let disposition = classify(&err);
+        // A transport failure of the request itself (connection refused or reset), not a
+        // status from the server, nor a stream that went silent, nor an error mid-stream.
+        let unanswered =
+            opening && matches!(err, kube::Error::HyperError(_) | kube::Error::Service(_));
+        match disposition {
             Disposition::Expired => {
                 state.rv_unavailable = true;
                 self.report(&ReflectorError::Expired { phase: Phase::StreamingList, source: err });
                 None
             }
-            retriable if retriable.is_retriable() => {
-                self.report(&ReflectorError::StreamingList(err));
-                let delay =
-                    state.backoff.next_delay().max(retriable.retry_after().unwrap_or_default());
-                if sleep(delay, cancel).await { None } else { Some(StreamingOutcome::Cancelled) }
+            Disposition::Throttled { .. } => {
+                self.streaming_backoff(state, disposition, err, cancel).await
             }
-            // Decode or another refusal mid-stream.
+            Disposition::Transient if unanswered => {
+                self.streaming_backoff(state, disposition, err, cancel).await
+            }
+            // A 5xx, a stall, a decode failure or another refusal.
             _ => {
                 self.report(&ReflectorError::StreamingList(err));
-                Some(StreamingOutcome::Failed)
+                Some(StreamingOutcome::FallBack)
             }
         }
+    }
+
+    /// Reports `err`, then sleeps for the next backoff (at least the server's
+    /// `Retry-After`); `None` to stream again.
+    async fn streaming_backoff(
+        &self,
+        state: &mut RunState,
+        disposition: Disposition,
+        err: kube::Error,
+        cancel: &CancellationToken,
+    ) -> Option<StreamingOutcome<K>> {
+        self.report(&ReflectorError::StreamingList(err));
+        let delay = state.backoff.next_delay().max(disposition.retry_after().unwrap_or_default());
+        if sleep(delay, cancel).await { None } else { Some(StreamingOutcome::Cancelled) }
     }
 }

@@ -43,30 +43,70 @@ async fn streaming_list_syncs_from_initial_events_and_keeps_the_stream() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn refused_streaming_list_falls_back_to_plain_lists_for_good() {
-    // client-go: reflector_watchlist_test.go TestWatchList "the reflector can fall back to
-    // old LIST/WATCH semantics when a server doesn't support streaming"
+async fn refused_streaming_list_falls_back_to_a_list_and_streams_again_at_the_next_relist() {
+    // client-go: reflector.go ListAndWatchWithContext sets `fallbackToList` for one call
+    // only ("Data couldn't be fetched in watchlist mode. Falling back to regular list"),
+    // and reflector_watchlist_test.go TestWatchList "the reflector can fall back to old
+    // LIST/WATCH semantics when a server doesn't support streaming".
     let lw = FakeListerWatcher::new()
         .watch(WatchScript::Fail(api_error(422, "Invalid")))
         .list(Ok(page(vec![pod("a", "1")], "10", None)))
         .watch(WatchScript::Fail(api_error(410, "Expired")))
-        .list(Ok(page(vec![pod("a", "1")], "20", None)))
-        .watch(WatchScript::Hang(vec![]));
+        .watch(WatchScript::Hang(vec![Ok(initial_events_end("20"))]));
     let h = Harness::start(lw, streaming());
-    h.until("the third watch", |h| h.lw.watches().len() == 3).await;
+    h.until("the second sync", |h| h.version.get() == "20").await;
 
     let watches = h.lw.watches();
+    assert_eq!(watches.len(), 3);
     assert!(watches[0].0.send_initial_events);
     assert!(!watches[1].0.send_initial_events);
     assert_eq!(watches[1].1, "10");
-    // After the 410 the reflector relists with a plain list, not a streaming list.
-    assert!(!watches[2].0.send_initial_events);
+    // The relist after the 410 is a streaming list again, from a consistent read.
+    assert!(watches[2].0.send_initial_events);
+    assert_eq!(watches[2].1, "");
     let lists = h.lw.lists();
-    assert_eq!(lists.len(), 2);
+    assert_eq!(lists.len(), 1);
     assert_eq!(lists[0].0.resource_version.as_deref(), Some("0"));
-    assert_eq!(lists[1].0.resource_version, None);
     let kinds: Vec<_> = h.reported().iter().map(|r| r.kind).collect();
     assert_eq!(kinds, ["streaming-list-refused", "expired"]);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn error_event_during_a_streaming_list_falls_back_to_a_list() {
+    // client-go: reflector.go watchList returns the ERROR event's status
+    // (apierrors.FromObject) unless it is expired or 429, and ListAndWatchWithContext then
+    // falls back to a plain LIST. kube-apiserver on an etcd without watch progress answers
+    // every streaming list this way: "a watch stream was requested by the client but the
+    // required storage feature RequestWatchProgress is disabled".
+    let lw = FakeListerWatcher::new()
+        .watch(WatchScript::Hang(vec![Ok(error_event(500, "InternalError"))]))
+        .list(Ok(page(vec![pod("a", "1")], "10", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, streaming());
+    h.until("the plain watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into()], "10".into())]);
+    let watches = h.lw.watches();
+    assert!(!watches[1].0.send_initial_events);
+    assert_eq!(watches[1].1, "10");
+    assert_eq!(h.lw.lists().len(), 1);
+    assert_eq!(h.reported(), [Reported { kind: "streaming-list", code: Some(500) }]);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn server_error_opening_a_streaming_list_falls_back_to_a_list() {
+    // client-go: reflector.go isWatchErrorRetriable retries only "connection refused" and
+    // 429; any other error of the watch-list request falls back to a plain LIST.
+    let lw = FakeListerWatcher::new()
+        .watch(WatchScript::Fail(api_error(503, "ServiceUnavailable")))
+        .list(Ok(page(vec![pod("a", "1")], "10", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, streaming());
+    h.until("the plain watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.lw.lists().len(), 1);
+    assert!(!h.lw.watches()[1].0.send_initial_events);
+    assert_eq!(h.reported(), [Reported { kind: "streaming-list", code: Some(503) }]);
     h.stop().await;
 }
 
@@ -130,27 +170,54 @@ async fn expired_live_stream_restreams_from_a_consistent_read() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn stalled_initial_events_are_streamed_again() {
-    // kube-runtime: watcher.rs next_with_idle_timeout, applied to the initial events too.
+async fn stalled_initial_events_fall_back_to_a_list() {
+    // kube-runtime: watcher.rs next_with_idle_timeout, applied to the initial events; like
+    // any other failure of the attempt (client-go's fallbackToList), a stalled streaming
+    // list is followed by a plain LIST, not by another stream that may stall the same way.
     let lw = FakeListerWatcher::new()
         .watch(WatchScript::Hang(vec![Ok(WatchEvent::Added(pod("a", "1")))]))
-        .watch(WatchScript::Hang(vec![
-            Ok(WatchEvent::Added(pod("a", "1"))),
-            Ok(initial_events_end("5")),
-        ]));
+        .list(Ok(page(vec![pod("a", "1")], "5", None)))
+        .watch(WatchScript::Hang(vec![]));
     let config = ReflectorConfig {
         min_watch_timeout: std::time::Duration::from_secs(60),
         max_watch_timeout: std::time::Duration::from_secs(60),
         ..streaming()
     };
     let h = Harness::start(lw, config);
-    h.until("the second stream's sync", |h| h.version.get() == "5").await;
+    h.until("the plain watch", |h| h.lw.watches().len() == 2).await;
     let watches = h.lw.watches();
-    assert_eq!(watches.len(), 2);
-    assert!(watches[1].0.send_initial_events);
-    assert_eq!(watches[1].2.duration_since(watches[0].2), std::time::Duration::from_millis(65_800));
-    assert!(h.lw.lists().is_empty());
+    assert!(!watches[1].0.send_initial_events);
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 1);
+    assert_eq!(lists[0].1.duration_since(watches[0].2), std::time::Duration::from_millis(65_000));
     assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into()], "5".into())]);
     assert_eq!(h.reported(), [Reported { kind: "streaming-list", code: None }]);
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn initial_events_without_end_bookmark_are_abandoned_at_the_idle_limit() {
+    // A proxy that keeps the stream open and forwards bookmarks but drops the
+    // initial-events-end one (k9s #4186): the stream is never silent, so the idle limit alone
+    // would not end it. The initial events have the same limit in total.
+    let ticks: Vec<_> = (0..200).map(|i| Ok(bookmark(&i.to_string()))).collect();
+    let lw = FakeListerWatcher::new()
+        .watch(WatchScript::Paced(std::time::Duration::from_secs(1), ticks))
+        .list(Ok(page(vec![pod("a", "1")], "5", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let config = ReflectorConfig {
+        min_watch_timeout: std::time::Duration::from_secs(60),
+        max_watch_timeout: std::time::Duration::from_secs(60),
+        ..streaming()
+    };
+    let h = Harness::start(lw, config);
+    h.until("the plain watch", |h| h.lw.watches().len() == 2).await;
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 1);
+    assert_eq!(
+        lists[0].1.duration_since(h.lw.watches()[0].2),
+        std::time::Duration::from_millis(65_000)
+    );
+    assert_eq!(h.reported()[0].kind, "streaming-list-incomplete");
     h.stop().await;
 }
