@@ -22,6 +22,7 @@
 
 mod api;
 mod bulk;
+mod cluster;
 mod discovery;
 mod error;
 mod faults;
@@ -39,6 +40,7 @@ mod template;
 mod watch;
 
 pub use bulk::{BulkTouchReport, TOUCH_ANNOTATION};
+pub use cluster::{Cluster, ServerKind};
 pub use error::{Error, Result};
 pub use faults::{Faults, InjectedFailure, Malformed};
 pub use resources::{ResourceInfo, Scope};

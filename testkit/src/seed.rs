@@ -37,7 +37,7 @@ impl SeedKind {
         }
     }
 
-    fn plural(self) -> &'static str {
+    pub(crate) fn plural(self) -> &'static str {
         match self {
             SeedKind::Pods => "pods",
             SeedKind::ConfigMaps => "configmaps",
@@ -45,7 +45,7 @@ impl SeedKind {
         }
     }
 
-    fn name_prefix(self) -> &'static str {
+    pub(crate) fn name_prefix(self) -> &'static str {
         match self {
             SeedKind::Pods => "pod",
             SeedKind::ConfigMaps => "config",
@@ -53,7 +53,7 @@ impl SeedKind {
         }
     }
 
-    fn template(self) -> Value {
+    pub(crate) fn template(self) -> Value {
         match self {
             SeedKind::Pods => pod_template(),
             SeedKind::ConfigMaps => config_map_template(),
@@ -91,7 +91,7 @@ pub struct Seeder<'a> {
 use crate::template::{APP, INDEX, NAME, NAMESPACE, RV, TIMESTAMP, Template, UID};
 
 /// Number of distinct `app` label values seeded objects spread over.
-const APPS: usize = 10;
+pub(crate) const APPS: usize = 10;
 
 impl Seeder<'_> {
     /// Inserts `count` generated objects into `namespace`. Names are `pod-N`,
@@ -212,7 +212,7 @@ impl Seeder<'_> {
     }
 }
 
-fn fill(template: Value, name: &str, namespace: &str, index: u64) -> Value {
+pub(crate) fn fill(template: Value, name: &str, namespace: &str, index: u64) -> Value {
     let app = format!("app-{}", index as usize % APPS);
     let index_text = index.to_string();
     let values = [

@@ -140,6 +140,15 @@ pub fn cache_model<K: Resource>(objects: &[Arc<K>]) -> BTreeMap<String, String> 
         .collect()
 }
 
+/// A Pod the real apiserver accepts: a name and one container (testkit would take less).
+pub fn valid_pod(name: &str) -> k8s_openapi::api::core::v1::Pod {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]},
+    }))
+    .expect("a valid Pod")
+}
+
 /// Installs a test log subscriber once (honours `RUST_LOG`).
 pub fn init_tracing() {
     let _ = tracing_subscriber::fmt()
@@ -171,4 +180,52 @@ pub fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Defines a test that runs its body once against each server: the generated module `$name`
+/// holds `testkit` and `real_server`, so `cargo test real_server` selects the real-server half
+/// and `--skip real_server` the rest. The body gets `$cluster: kube_informers_testkit::Cluster`.
+///
+/// ```ignore
+/// on_both_servers! {
+///     /// Docs of the test.
+///     async fn syncs_pods(cluster) {
+///         cluster.seed(SeedKind::Pods, "ns-a", 10).await.unwrap();
+///         // ...
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! on_both_servers {
+    ($(#[$meta:meta])* async fn $name:ident($cluster:ident) $body:block) => {
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn body($cluster: ::kube_informers_testkit::Cluster) $body
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn testkit() {
+                $crate::init_tracing();
+                body($crate::start_cluster(::kube_informers_testkit::ServerKind::Testkit).await).await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn real_server() {
+                $crate::init_tracing();
+                body($crate::start_cluster(::kube_informers_testkit::ServerKind::Real).await).await
+            }
+        }
+    };
+}
+
+/// Starts a server of `kind`, failing the test with the reason when it cannot.
+pub async fn start_cluster(
+    kind: kube_informers_testkit::ServerKind,
+) -> kube_informers_testkit::Cluster {
+    match kube_informers_testkit::Cluster::start(kind).await {
+        Ok(cluster) => cluster,
+        Err(err) => panic!("cannot start the {kind} server: {err}"),
+    }
 }

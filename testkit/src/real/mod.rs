@@ -18,8 +18,10 @@
 //! ```
 
 mod assets;
+mod crd;
 mod etcd;
 mod process;
+mod seed;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -106,6 +108,7 @@ impl RealApiServerBuilder {
             startup_timeout: self.startup_timeout,
             admin: None,
             unprivileged: None,
+            seed_seq: std::sync::atomic::AtomicU64::new(0),
             dir,
         };
         server.start_apiserver().await?;
@@ -130,6 +133,8 @@ pub struct RealApiServer {
     startup_timeout: Duration,
     admin: Option<kube::Config>,
     unprivileged: Option<kube::Config>,
+    /// Next index for seeded object names.
+    seed_seq: std::sync::atomic::AtomicU64,
     // Last: dropped after the processes that use it.
     dir: tempfile::TempDir,
 }
@@ -259,9 +264,8 @@ impl RealApiServer {
             self.etcd.lock().await.check_alive()?;
             if client.is_none() && self.certificate().is_file() {
                 let config = load_config(&self.kubeconfig(), "admin").await?;
-                client = Some(
-                    kube::Client::try_from(config).map_err(|e| Error::Client(e.to_string()))?,
-                );
+                client =
+                    Some(kube::Client::try_from(config).map_err(|e| Error::Client(e.to_string()))?);
             }
             if let Some(client) = &client {
                 let request = http::Request::get("/readyz").body(Vec::new());

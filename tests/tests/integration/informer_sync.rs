@@ -1,6 +1,7 @@
-//! A factory informer syncs thousands of Pods from the test API server, its lister answers
-//! correctly, and its handlers see the initial list and then live adds, updates and deletes
-//! (client-go: shared_informer_test.go TestSharedInformerInitialEvents / informer lifecycle).
+//! A factory informer syncs thousands of Pods, its lister answers correctly, and its handlers
+//! see the initial list and then live adds, updates and deletes (client-go:
+//! shared_informer_test.go TestSharedInformerInitialEvents / informer lifecycle). On testkit
+//! and on the real kube-apiserver.
 
 use std::time::Duration;
 
@@ -9,18 +10,18 @@ use kube::api::{Api, DeleteParams, PostParams};
 use kube_informers_runtime::labels;
 use kube_informers_runtime::lister::Lister;
 use kube_informers_runtime::{SharedInformerFactory, store::NAMESPACE_INDEX};
-use kube_informers_testkit::TestApiServer;
-use kube_informers_tests::{CallbackModel, Event, Recorder, cache_model, init_tracing, next_event};
+use kube_informers_testkit::SeedKind;
+use kube_informers_tests::{
+    CallbackModel, Event, Recorder, cache_model, next_event, on_both_servers,
+};
 
 const NAMESPACES: [&str; 5] = ["ns-a", "ns-b", "ns-c", "ns-d", "ns-e"];
 const PER_NAMESPACE: usize = 1000;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn syncs_5000_pods_then_follows_live_changes() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
+on_both_servers! {
+async fn syncs_5000_pods_then_follows_live_changes(server) {
     for ns in NAMESPACES {
-        server.seed().pods(ns, PER_NAMESPACE).unwrap();
+        server.seed(SeedKind::Pods, ns, PER_NAMESPACE).await.unwrap();
     }
     let client = server.client().unwrap();
     let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
@@ -77,8 +78,7 @@ async fn syncs_5000_pods_then_follows_live_changes() {
 
     // Live changes reach the handler with the right objects.
     let pods = Api::<Pod>::namespaced(client.clone(), "ns-a");
-    let mut pod = Pod::default();
-    pod.metadata.name = Some("live".into());
+    let mut pod = kube_informers_tests::valid_pod("live");
     pod.metadata.labels = Some([("app".to_string(), "live".to_string())].into());
     let created = pods.create(&PostParams::default(), &pod).await.unwrap();
     match next_event(&mut events).await {
@@ -101,7 +101,14 @@ async fn syncs_5000_pods_then_follows_live_changes() {
     }
     assert_eq!(lister.list(&labels::parse("app=changed").unwrap()).len(), 1);
     pods.delete("live", &DeleteParams::default()).await.unwrap();
-    match next_event(&mut events).await {
+    // The real apiserver first sets deletionTimestamp (an update), then removes the Pod.
+    let mut event = next_event(&mut events).await;
+    while let Event::Update(_, new) = &event
+        && new.metadata.deletion_timestamp.is_some()
+    {
+        event = next_event(&mut events).await;
+    }
+    match event {
         Event::Delete(gone) => {
             assert!(!gone.is_tombstone());
             assert_eq!(gone.object().metadata.name.as_deref(), Some("live"));
@@ -111,4 +118,5 @@ async fn syncs_5000_pods_then_follows_live_changes() {
     assert!(lister.namespaced("ns-a").get("live").is_none());
     factory.shutdown().await;
     server.shutdown().await;
+}
 }
