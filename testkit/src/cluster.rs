@@ -96,6 +96,34 @@ impl Cluster {
         kube::Client::try_from(self.config()?).map_err(|e| Error::Client(e.to_string()))
     }
 
+    /// A client whose access [`set_read_access`](Self::set_read_access) controls: on testkit
+    /// the ordinary client (testkit denies per resource, whoever asks), on the real server
+    /// the unprivileged user, whom RBAC denies what was not granted.
+    pub fn restricted_client(&self) -> Result<kube::Client> {
+        match self {
+            Cluster::Testkit(server) => server.client(),
+            Cluster::Real(server) => Ok(server.unprivileged_client()),
+        }
+    }
+
+    /// Allows or denies (403) reading `resource` (`plural` or `plural.group`) to the
+    /// [`restricted_client`](Self::restricted_client): testkit's `allow`/`deny`; RBAC grants
+    /// on the real server. On the real server everything starts denied.
+    pub async fn set_read_access(&self, resource: &str, allowed: bool) -> Result<()> {
+        match (self, allowed) {
+            (Cluster::Testkit(server), true) => {
+                server.allow(resource);
+                Ok(())
+            }
+            (Cluster::Testkit(server), false) => {
+                server.deny(resource);
+                Ok(())
+            }
+            (Cluster::Real(server), true) => server.grant_read(resource).await,
+            (Cluster::Real(server), false) => server.revoke_read(resource).await,
+        }
+    }
+
     /// Seeds `count` generated objects into `namespace` (straight into storage on testkit,
     /// through the API on the real server: same names, labels and contents).
     pub async fn seed(&self, kind: SeedKind, namespace: &str, count: usize) -> Result<SeedReport> {

@@ -21,6 +21,7 @@ mod assets;
 mod crd;
 mod etcd;
 mod process;
+mod rbac;
 mod seed;
 
 use std::path::{Path, PathBuf};

@@ -9,16 +9,16 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, PostParams};
 use kube_informers_runtime::SharedInformerFactory;
-use kube_informers_testkit::TestApiServer;
-use kube_informers_tests::{CallbackModel, Event, Recorder, cache_model, eventually, init_tracing};
+use kube_informers_testkit::{Cluster, SeedKind, ServerKind};
+use kube_informers_tests::{
+    CallbackModel, Event, Recorder, cache_model, eventually, on_both_servers,
+};
 
-const ROUNDS: usize = 50;
-
-/// Bursts of server-side creates (seeded straight into storage, so events arrive faster
-/// than HTTP could make them) interleaved with deletes and updates over HTTP.
-async fn churn(server: &TestApiServer, api: Api<ConfigMap>, namespace: &str, initial: &[String]) {
+/// Bursts of creates (on testkit seeded straight into storage, so events arrive faster than
+/// HTTP could make them) interleaved with deletes and updates over HTTP.
+async fn churn(server: &Cluster, api: Api<ConfigMap>, namespace: &str, initial: &[String]) {
     for (i, name) in initial.iter().enumerate().take(24) {
-        server.seed().config_maps(namespace, 25).unwrap();
+        server.seed(SeedKind::ConfigMaps, namespace, 25).await.unwrap();
         if i % 2 == 0 {
             let _ = api.delete(name, &DeleteParams::default()).await;
         } else if let Ok(mut cm) = api.get(name).await {
@@ -29,15 +29,15 @@ async fn churn(server: &TestApiServer, api: Api<ConfigMap>, namespace: &str, ini
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn late_handler_sees_each_object_once_then_every_event() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
+on_both_servers! {
+async fn late_handler_sees_each_object_once_then_every_event(server) {
+    // Every create is an HTTP request on the real server: fewer rounds there.
+    let rounds = if server.kind() == ServerKind::Real { 6 } else { 50 };
     let server = Arc::new(server);
     let client = server.client().unwrap();
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         let namespace = format!("churn-{round}");
-        server.seed().config_maps(&namespace, 300).unwrap();
+        server.seed(SeedKind::ConfigMaps, &namespace, 300).await.unwrap();
         let api = Api::<ConfigMap>::namespaced(client.clone(), &namespace);
         let initial: Vec<String> = api
             .list(&Default::default())
@@ -107,4 +107,5 @@ async fn late_handler_sees_each_object_once_then_every_event() {
         factory.shutdown().await;
     }
     Arc::into_inner(server).expect("no other owner").shutdown().await;
+}
 }

@@ -1,24 +1,23 @@
 //! A 403 on list does not hot-loop: the reflector backs off, reports every error to the
 //! watch-error handler, `wait_for_cache_sync` with a timeout reports the informer as not
 //! synced, and the informer recovers once access is granted (client-go:
-//! reflector_test.go TestReflectorListAndWatchWithErrors / backoff manager behaviour).
+//! reflector_test.go TestReflectorListAndWatchWithErrors / backoff manager behaviour). On
+//! testkit and on the real kube-apiserver (RBAC).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_informers_runtime::SharedInformerFactory;
-use kube_informers_testkit::TestApiServer;
-use kube_informers_tests::init_tracing;
+use kube_informers_runtime::{SharedInformerFactory, store::NAMESPACE_INDEX};
+use kube_informers_testkit::SeedKind;
+use kube_informers_tests::on_both_servers;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn forbidden_list_backs_off_reports_and_recovers() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
-    server.seed().config_maps("locked", 30).unwrap();
-    server.deny("configmaps");
-    let factory = SharedInformerFactory::new(server.client().unwrap(), Duration::ZERO);
+on_both_servers! {
+async fn forbidden_list_backs_off_reports_and_recovers(server) {
+    server.seed(SeedKind::ConfigMaps, "locked", 30).await.unwrap();
+    server.set_read_access("configmaps", false).await.unwrap();
+    let factory = SharedInformerFactory::new(server.restricted_client().unwrap(), Duration::ZERO);
     let informer = factory.informer_for::<ConfigMap>();
     let errors = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&errors);
@@ -35,16 +34,22 @@ async fn forbidden_list_backs_off_reports_and_recovers() {
     assert_eq!(synced.len(), 1);
     assert!(synced.values().all(|ok| !ok), "a denied informer must not report synced");
     assert!(!informer.has_synced());
-    let lists = server.request_count("list", "configmaps");
     // Backoff 0.8 s, 1.6 s, 3.2 s (each jittered up to 2x): at most 4 attempts fit in 3 s.
     // A hot loop would make thousands.
-    assert!((1..=4).contains(&lists), "{lists} list requests in {window:?}");
-    assert_eq!(errors.load(Ordering::SeqCst) as u64, lists, "every failure reaches the handler");
+    let reported = errors.load(Ordering::SeqCst) as u64;
+    assert!((1..=4).contains(&reported), "{reported} list failures in {window:?}");
+    if let Some(testkit) = server.testkit() {
+        let lists = testkit.request_count("list", "configmaps");
+        assert_eq!(reported, lists, "every failure reaches the handler");
+    }
 
-    server.allow("configmaps");
+    server.set_read_access("configmaps", true).await.unwrap();
     let synced = factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await;
     assert!(synced.values().all(|ok| *ok), "the informer recovers once access is granted");
-    assert_eq!(informer.get_indexer().len(), 30);
+    // The real server keeps a ConfigMap of its own in kube-system.
+    let locked = informer.get_indexer().by_index(NAMESPACE_INDEX, "locked").unwrap();
+    assert_eq!(locked.len(), 30);
     factory.shutdown().await;
     server.shutdown().await;
+}
 }

@@ -1,13 +1,14 @@
 //! After `factory.shutdown().await`, no task or handler thread of ours is still running
-//! (client-go: informers/factory.go Shutdown, "waits for all informer goroutines").
+//! (client-go: informers/factory.go Shutdown, "waits for all informer goroutines"). On
+//! testkit and on the real kube-apiserver.
 
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube_informers_runtime::informer::LISTENER_THREAD_NAME;
 use kube_informers_runtime::{ResourceEventHandlerFuncs, SharedInformerFactory};
-use kube_informers_testkit::TestApiServer;
-use kube_informers_tests::{eventually, init_tracing};
+use kube_informers_testkit::{SeedKind, ServerKind};
+use kube_informers_tests::{eventually, init_tracing, start_cluster};
 
 /// Threads of this process whose name starts like the listener threads' (Linux truncates
 /// thread names to 15 bytes).
@@ -23,14 +24,33 @@ fn listener_threads() -> usize {
         .unwrap_or(0)
 }
 
-#[test]
-fn shutdown_leaves_no_task_or_thread_behind() {
+mod shutdown_leaves_no_task_or_thread_behind {
+    #[test]
+    fn testkit() {
+        super::shutdown_leaves_no_task_or_thread_behind(super::ServerKind::Testkit);
+    }
+
+    #[test]
+    fn real_server() {
+        super::shutdown_leaves_no_task_or_thread_behind(super::ServerKind::Real);
+    }
+}
+
+/// The two variants count the process's listener threads: under `cargo test` (one process,
+/// tests in parallel) they must not run at the same time. nextest runs each alone anyway.
+static COUNTS_PROCESS_THREADS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn shutdown_leaves_no_task_or_thread_behind(kind: ServerKind) {
+    let _alone = COUNTS_PROCESS_THREADS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     init_tracing();
     // The server runs on its own runtime, so the test runtime holds only our tasks.
     let server_rt = tokio::runtime::Runtime::new().unwrap();
-    let server = server_rt.block_on(TestApiServer::start()).unwrap();
-    server.seed().config_maps("a", 20).unwrap();
-    server.seed().pods("a", 5).unwrap();
+    let server = server_rt.block_on(async {
+        let server = start_cluster(kind).await;
+        server.seed(SeedKind::ConfigMaps, "a", 20).await.unwrap();
+        server.seed(SeedKind::Pods, "a", 5).await.unwrap();
+        server
+    });
     let client_config = server.config().unwrap();
 
     let rt =

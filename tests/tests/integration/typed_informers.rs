@@ -15,8 +15,8 @@ use kube::core::{ObjectMeta, Resource};
 use kube_informers::{
     GroupVersionResource, InformerScope, Selector, SharedInformerFactory, labels,
 };
-use kube_informers_testkit::TestApiServer;
-use kube_informers_tests::init_tracing;
+use kube_informers_testkit::SeedKind;
+use kube_informers_tests::on_both_servers;
 use serde_json::json;
 
 fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
@@ -41,21 +41,31 @@ where
     api.create(&PostParams::default(), &obj).await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn seven_generated_informers_sync_and_list() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
+/// A Job the real apiserver accepts (a template with a container and a restart policy).
+fn job(name: &str) -> Job {
+    let mut job: Job = serde_json::from_value(json!({
+        "spec": {"template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}],
+        }}},
+    }))
+    .unwrap();
+    job.metadata = meta(name, Some("prod"));
+    job
+}
+
+on_both_servers! {
+async fn seven_generated_informers_sync_and_list(server) {
     let client = server.client().unwrap();
-    server.seed().pods("prod", 30).unwrap();
-    server.seed().deployments("prod", 5).unwrap();
+    server.seed(SeedKind::Pods, "prod", 30).await.unwrap();
+    server.seed(SeedKind::Deployments, "prod", 5).await.unwrap();
     create(&client, Node { metadata: meta("node-1", None), ..Node::default() }).await;
-    create(&client, Job { metadata: meta("backup", Some("prod")), ..Job::default() }).await;
+    create(&client, job("backup")).await;
     create(&client, ClusterRole { metadata: meta("reader", None), ..ClusterRole::default() }).await;
-    create(
-        &client,
-        NetworkPolicy { metadata: meta("deny-all", Some("prod")), ..NetworkPolicy::default() },
-    )
-    .await;
+    let mut deny_all: NetworkPolicy =
+        serde_json::from_value(json!({"spec": {"podSelector": {}}})).unwrap();
+    deny_all.metadata = meta("deny-all", Some("prod"));
+    create(&client, deny_all).await;
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -123,4 +133,5 @@ async fn seven_generated_informers_sync_and_list() {
     assert!(unknown.unwrap_err().to_string().contains("gadgets"));
     factory.shutdown().await;
     server.shutdown().await;
+}
 }
