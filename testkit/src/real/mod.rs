@@ -21,6 +21,7 @@ mod assets;
 mod crd;
 mod etcd;
 mod process;
+mod proxy;
 mod rbac;
 mod seed;
 
@@ -30,6 +31,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
 pub use assets::{BIN_DIR_ENV, KUBEBUILDER_ASSETS_ENV, REAL_SERVER_VERSION, cache_dir};
+pub use proxy::{FaultProxy, WATCH_PROGRESS_DISABLED};
 
 use crate::error::{Error, Result};
 use assets::Binaries;
@@ -211,6 +213,12 @@ impl RealApiServer {
     pub async fn restart_apiserver(&self) -> Result<()> {
         self.kill_apiserver().await;
         self.start_apiserver().await
+    }
+
+    /// Starts a [`FaultProxy`] in front of this server: its clients can be partitioned from
+    /// the server, or see streaming lists refused or without their end bookmark.
+    pub async fn fault_proxy(&self) -> Result<FaultProxy> {
+        FaultProxy::start(self.client()).await
     }
 
     /// Compacts etcd up to its current revision and returns that revision. Lists and watches

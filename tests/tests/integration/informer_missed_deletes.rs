@@ -1,7 +1,9 @@
 //! Deletes that happen while the watch is down, and whose events are compacted away, reach
 //! handlers as `DeletedFinalStateUnknown` tombstones after the relist (client-go:
 //! delta_fifo.go Replace + shared_informer_test.go TestSharedInformerMissedDeletes-style
-//! behaviour, reflector.go's relist on "too old resource version").
+//! behaviour, reflector.go's relist on "too old resource version"). On testkit (failed
+//! watches, compacted history) and on the real kube-apiserver (a partition between the
+//! informer and the server, etcd compacted, the apiserver restarted with a fresh watch cache).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -9,16 +11,25 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, PostParams};
 use kube_informers_runtime::SharedInformerFactory;
-use kube_informers_testkit::{InjectedFailure, TestApiServer};
-use kube_informers_tests::{CallbackModel, Event, Recorder, cache_model, eventually, init_tracing};
+use kube_informers_testkit::{InjectedFailure, SeedKind};
+use kube_informers_tests::{
+    CallbackModel, Event, Recorder, cache_model, eventually, on_both_servers,
+};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn missed_deletes_become_tombstones_after_relist() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
-    server.seed().config_maps("team", 40).unwrap();
+on_both_servers! {
+async fn missed_deletes_become_tombstones_after_relist(server) {
+    server.seed(SeedKind::ConfigMaps, "team", 40).await.unwrap();
     let client = server.client().unwrap();
-    let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
+    // On the real server the informer reaches it through a proxy that can partition them.
+    let proxy = match server.real() {
+        Some(real) => Some(real.fault_proxy().await.unwrap()),
+        None => None,
+    };
+    let informer_client = match &proxy {
+        Some(proxy) => proxy.client().unwrap(),
+        None => client.clone(),
+    };
+    let factory = SharedInformerFactory::builder(informer_client).namespace("team").build();
     let informer = factory.informer_for::<ConfigMap>();
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();
@@ -26,11 +37,16 @@ async fn missed_deletes_become_tombstones_after_relist() {
     assert!(
         factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await.values().all(|ok| *ok)
     );
-    let lists_before = server.request_count("list", "configmaps");
+    let lists_before = server.testkit().map(|testkit| testkit.request_count("list", "configmaps"));
 
     // Take the watch down and keep it down while the server changes.
-    server.fail_next("watch", "configmaps", 1_000_000, InjectedFailure::internal_error());
-    server.faults().drop_watches();
+    if let Some(proxy) = &proxy {
+        proxy.cut();
+    }
+    if let Some(testkit) = server.testkit() {
+        testkit.fail_next("watch", "configmaps", 1_000_000, InjectedFailure::internal_error());
+        testkit.faults().drop_watches();
+    }
     let api = Api::<ConfigMap>::namespaced(client.clone(), "team");
     let names: Vec<String> = api
         .list(&Default::default())
@@ -48,8 +64,13 @@ async fn missed_deletes_become_tombstones_after_relist() {
     extra.metadata.name = Some("created-while-down".into());
     api.create(&PostParams::default(), &extra).await.unwrap();
     // Nothing the informer could replay is left: it must relist.
-    server.compact();
-    server.faults().clear_failures();
+    server.expire_history().await.unwrap();
+    if let Some(proxy) = &proxy {
+        proxy.heal();
+    }
+    if let Some(testkit) = server.testkit() {
+        testkit.faults().clear_failures();
+    }
 
     let mut model = CallbackModel::default();
     let server_state = || async {
@@ -70,7 +91,9 @@ async fn missed_deletes_become_tombstones_after_relist() {
         async move { cache == expected }
     })
     .await;
-    assert!(server.request_count("list", "configmaps") > lists_before, "the informer relisted");
+    if let (Some(testkit), Some(before)) = (server.testkit(), lists_before) {
+        assert!(testkit.request_count("list", "configmaps") > before, "the informer relisted");
+    }
 
     // Every callback, initial list included, rebuilds exactly the server state, and the
     // deletes arrived as tombstones for exactly the missed keys.
@@ -90,5 +113,9 @@ async fn missed_deletes_become_tombstones_after_relist() {
     assert_eq!(tombstoned, deleted);
     assert!(model.tombstones.values().all(|n| *n == 1));
     factory.shutdown().await;
+    if let Some(proxy) = proxy {
+        proxy.shutdown().await;
+    }
     server.shutdown().await;
+}
 }
