@@ -220,6 +220,62 @@ macro_rules! on_both_servers {
     };
 }
 
+/// A link between informers and a server that a test can break, to make the informers miss
+/// changes: on testkit every watch fails and open ones are dropped; on the real server a
+/// [`FaultProxy`](kube_informers_testkit::real::FaultProxy) between them is cut (both
+/// directions, like a network partition). Admin clients of the cluster are not affected.
+pub struct Outage {
+    proxy: Option<kube_informers_testkit::real::FaultProxy>,
+}
+
+impl Outage {
+    /// Prepares the link (starts the proxy on the real server).
+    pub async fn prepare(cluster: &kube_informers_testkit::Cluster) -> Outage {
+        let proxy = match cluster.real() {
+            Some(real) => Some(real.fault_proxy().await.expect("the fault proxy starts")),
+            None => None,
+        };
+        Outage { proxy }
+    }
+
+    /// The client informers must use for the outage to reach them.
+    pub fn client(&self, cluster: &kube_informers_testkit::Cluster) -> kube::Client {
+        match &self.proxy {
+            Some(proxy) => proxy.client().expect("a proxy client"),
+            None => cluster.client().expect("a client"),
+        }
+    }
+
+    /// Breaks the link until [`end`](Self::end).
+    pub fn begin(&self, cluster: &kube_informers_testkit::Cluster) {
+        if let Some(proxy) = &self.proxy {
+            proxy.cut();
+        }
+        if let Some(testkit) = cluster.testkit() {
+            let failure = kube_informers_testkit::InjectedFailure::internal_error();
+            testkit.fail_next("watch", "*", 1_000_000, failure);
+            testkit.faults().drop_watches();
+        }
+    }
+
+    /// Restores the link.
+    pub fn end(&self, cluster: &kube_informers_testkit::Cluster) {
+        if let Some(proxy) = &self.proxy {
+            proxy.heal();
+        }
+        if let Some(testkit) = cluster.testkit() {
+            testkit.faults().clear_failures();
+        }
+    }
+
+    /// Stops the proxy, if any.
+    pub async fn shutdown(self) {
+        if let Some(proxy) = self.proxy {
+            proxy.shutdown().await;
+        }
+    }
+}
+
 /// Starts a server of `kind`, failing the test with the reason when it cannot.
 pub async fn start_cluster(
     kind: kube_informers_testkit::ServerKind,

@@ -11,25 +11,17 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, PostParams};
 use kube_informers_runtime::SharedInformerFactory;
-use kube_informers_testkit::{InjectedFailure, SeedKind};
+use kube_informers_testkit::SeedKind;
 use kube_informers_tests::{
-    CallbackModel, Event, Recorder, cache_model, eventually, on_both_servers,
+    CallbackModel, Event, Outage, Recorder, cache_model, eventually, on_both_servers,
 };
 
 on_both_servers! {
 async fn missed_deletes_become_tombstones_after_relist(server) {
     server.seed(SeedKind::ConfigMaps, "team", 40).await.unwrap();
     let client = server.client().unwrap();
-    // On the real server the informer reaches it through a proxy that can partition them.
-    let proxy = match server.real() {
-        Some(real) => Some(real.fault_proxy().await.unwrap()),
-        None => None,
-    };
-    let informer_client = match &proxy {
-        Some(proxy) => proxy.client().unwrap(),
-        None => client.clone(),
-    };
-    let factory = SharedInformerFactory::builder(informer_client).namespace("team").build();
+    let outage = Outage::prepare(&server).await;
+    let factory = SharedInformerFactory::builder(outage.client(&server)).namespace("team").build();
     let informer = factory.informer_for::<ConfigMap>();
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();
@@ -40,13 +32,7 @@ async fn missed_deletes_become_tombstones_after_relist(server) {
     let lists_before = server.testkit().map(|testkit| testkit.request_count("list", "configmaps"));
 
     // Take the watch down and keep it down while the server changes.
-    if let Some(proxy) = &proxy {
-        proxy.cut();
-    }
-    if let Some(testkit) = server.testkit() {
-        testkit.fail_next("watch", "configmaps", 1_000_000, InjectedFailure::internal_error());
-        testkit.faults().drop_watches();
-    }
+    outage.begin(&server);
     let api = Api::<ConfigMap>::namespaced(client.clone(), "team");
     let names: Vec<String> = api
         .list(&Default::default())
@@ -65,12 +51,7 @@ async fn missed_deletes_become_tombstones_after_relist(server) {
     api.create(&PostParams::default(), &extra).await.unwrap();
     // Nothing the informer could replay is left: it must relist.
     server.expire_history().await.unwrap();
-    if let Some(proxy) = &proxy {
-        proxy.heal();
-    }
-    if let Some(testkit) = server.testkit() {
-        testkit.faults().clear_failures();
-    }
+    outage.end(&server);
 
     let mut model = CallbackModel::default();
     let server_state = || async {
@@ -113,9 +94,7 @@ async fn missed_deletes_become_tombstones_after_relist(server) {
     assert_eq!(tombstoned, deleted);
     assert!(model.tombstones.values().all(|n| *n == 1));
     factory.shutdown().await;
-    if let Some(proxy) = proxy {
-        proxy.shutdown().await;
-    }
+    outage.shutdown().await;
     server.shutdown().await;
 }
 }
