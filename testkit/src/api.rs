@@ -224,6 +224,16 @@ async fn serve_resource(
         Some("status") if info.has_status && matches!(verb, "get" | "update" | "patch") => {}
         Some(_) => return Err(not_served()),
     }
+    let representation = match verb {
+        "get" | "list" | "watch" => crate::media::Representation::from_headers(request.headers())?,
+        _ => crate::media::Representation::Full,
+    };
+    let dry_run = match verb {
+        "create" | "update" | "patch" | "delete" | "deletecollection" => {
+            crate::dry_run::from_query(&query, verb)?
+        }
+        _ => false,
+    };
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -236,34 +246,56 @@ async fn serve_resource(
     let name = target.name.clone().unwrap_or_default();
     match verb {
         "get" => {
-            let store = shared.store.lock();
-            let object = store
+            representation.for_object(&info)?;
+            let include = crate::table::IncludeObject::from_query(&query)?;
+            let object = shared
+                .store
+                .lock()
                 .get(&info.group_resource(), &target.key(&name))
                 .ok_or_else(|| ApiError::not_found(&info.group, &info.plural, &name))?;
-            Ok(object_response(StatusCode::OK, object.json()))
+            let body = crate::media::render_object(&representation, &object, include)?;
+            Ok(object_response(StatusCode::OK, body))
         }
-        "list" => crate::list::list(shared, &target, &query),
-        "watch" => crate::watch::watch(shared, &target, &query),
+        "list" => crate::list::list(shared, &target, &query, &representation),
+        "watch" => crate::watch::watch(shared, &target, &query, &representation),
         "create" => {
             let object = parse_body(&body)?;
-            let stored = create(shared, &target, object)?;
+            if meta_str(&object, "resourceVersion").is_some_and(|rv| !rv.is_empty() && rv != "0") {
+                // kube-apiserver's create strategy refuses it with a reasonless 500.
+                return Err(ApiError::new(
+                    500,
+                    "",
+                    "resourceVersion should not be set on objects to be created",
+                ));
+            }
+            let stored = create_object(shared, &target, object, dry_run)?;
             Ok(object_response(StatusCode::CREATED, stored.json()))
         }
         "update" => {
             let object = parse_body(&body)?;
-            let stored = update(shared, &target, &name, object)?;
+            let stored = update(shared, &target, &name, object, dry_run)?;
             Ok(object_response(StatusCode::OK, stored.json()))
         }
         "patch" => {
-            let (code, stored) = patch(shared, &target, &name, &content_type, &body)?;
+            let (code, stored) = patch(shared, &target, &name, &content_type, &body, dry_run)?;
             Ok(object_response(code, stored.json()))
         }
         "delete" => {
             let options = if body.is_empty() { Value::Null } else { parse_body(&body)? };
-            let stored = delete(shared, &target, &name, &options)?;
-            Ok(object_response(StatusCode::OK, stored.json()))
+            match delete(shared, &target, &name, &options, dry_run)? {
+                Deleted::Removed(gone) => Ok(json_response(
+                    StatusCode::OK,
+                    &crate::status::delete_success(
+                        &info.group,
+                        &info.plural,
+                        &name,
+                        &gone.meta.uid,
+                    ),
+                )),
+                Deleted::Terminating(object) => Ok(object_response(StatusCode::OK, object.json())),
+            }
         }
-        _ => crate::list::delete_collection(shared, &target, &query),
+        _ => crate::list::delete_collection(shared, &target, &query, dry_run),
     }
 }
 
@@ -366,7 +398,18 @@ fn normalize_type_and_namespace(
 pub(crate) fn create(
     shared: &Shared,
     target: &Target,
+    object: Value,
+) -> ApiResult<Arc<StoredObject>> {
+    create_object(shared, target, object, false)
+}
+
+/// Creates an object, or with `dry_run` checks and fills it as a create would (name, uid,
+/// creationTimestamp; no resourceVersion) without storing it.
+fn create_object(
+    shared: &Shared,
+    target: &Target,
     mut object: Value,
+    dry_run: bool,
 ) -> ApiResult<Arc<StoredObject>> {
     let info = &target.info;
     normalize_type_and_namespace(info, target, &mut object)?;
@@ -411,6 +454,20 @@ pub(crate) fn create(
     let mut store = shared.store.lock();
     if store.get(&gr, &key).is_some() {
         return Err(ApiError::already_exists(&info.group, &info.plural, &name));
+    }
+    if is_crd && crate::resources::from_crd(&object).is_none() {
+        return Err(ApiError::invalid(
+            &info.group,
+            &info.plural,
+            &name,
+            "spec: the CRD needs spec.group, spec.names and spec.versions",
+        ));
+    }
+    if dry_run {
+        if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.remove("resourceVersion");
+        }
+        return StoredObject::from_value(&object).map(Arc::new);
     }
     if is_crd {
         let infos = crate::resources::from_crd(&object).ok_or_else(|| {
@@ -469,6 +526,7 @@ pub(crate) fn commit_update(
     old: &StoredObject,
     mut new: Value,
     subresource: Option<&str>,
+    dry_run: bool,
 ) -> ApiResult<Arc<StoredObject>> {
     let old_value = old.to_value()?;
     if subresource == Some("status") {
@@ -520,6 +578,10 @@ pub(crate) fn commit_update(
         // A no-op update does not produce a new resourceVersion (like etcd3's guaranteed update).
         return Ok(Arc::new(old.clone()));
     }
+    if dry_run {
+        // Answered as the update would be stored, with the old resourceVersion.
+        return StoredObject::from_value(&new).map(Arc::new);
+    }
     let rv = store.next_rv();
     set_meta(&mut new, "resourceVersion", json!(rv.to_string()));
     let stored = Arc::new(StoredObject::from_value(&new)?);
@@ -555,6 +617,7 @@ fn update(
     target: &Target,
     name: &str,
     mut object: Value,
+    dry_run: bool,
 ) -> ApiResult<Arc<StoredObject>> {
     let info = &target.info;
     normalize_type_and_namespace(info, target, &mut object)?;
@@ -569,8 +632,9 @@ fn update(
     {
         return Err(ApiError::conflict(&info.group, &info.plural, name));
     }
-    let stored = commit_update(&mut store, info, &old, object, target.subresource.as_deref())?;
-    if is_crd(info) {
+    let stored =
+        commit_update(&mut store, info, &old, object, target.subresource.as_deref(), dry_run)?;
+    if is_crd(info) && !dry_run {
         reregister_crd(shared, &stored)?;
     }
     Ok(stored)
@@ -591,9 +655,15 @@ fn patch(
     name: &str,
     content_type: &str,
     body: &Bytes,
+    dry_run: bool,
 ) -> ApiResult<(StatusCode, Arc<StoredObject>)> {
     let info = &target.info;
     let media = content_type.split(';').next().unwrap_or_default().trim();
+    let built_in = crate::resources::is_built_in(&info.group, &info.plural);
+    if !built_in && media == "application/strategic-merge-patch+json" {
+        // Custom resources have no Go struct tags to merge lists by: kube-apiserver refuses.
+        return Err(unsupported_patch_type(false));
+    }
     let is_apply = media == "application/apply-patch+yaml";
     let patch = parse_body_any(body)?;
     let gr = info.group_resource();
@@ -603,7 +673,7 @@ fn patch(
             drop(store);
             let mut object = patch;
             set_meta_if_missing(&mut object, name);
-            return Ok((StatusCode::CREATED, create(shared, target, object)?));
+            return Ok((StatusCode::CREATED, create_object(shared, target, object, dry_run)?));
         }
         return Err(ApiError::not_found(&info.group, &info.plural, name));
     };
@@ -629,15 +699,7 @@ fn patch(
             }
             json_patch::merge(&mut value, &patch);
         }
-        other => {
-            return Err(ApiError::new(
-                415,
-                "UnsupportedMediaType",
-                format!(
-                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got {other})"
-                ),
-            ));
-        }
+        _ => return Err(unsupported_patch_type(built_in)),
     }
     check_name_matches(&value, name)?;
     if meta_str(&value, "resourceVersion")
@@ -645,12 +707,24 @@ fn patch(
     {
         return Err(ApiError::conflict(&info.group, &info.plural, name));
     }
-    let stored = commit_update(&mut store, info, &old, value, target.subresource.as_deref())?;
+    let stored =
+        commit_update(&mut store, info, &old, value, target.subresource.as_deref(), dry_run)?;
     drop(store);
-    if is_crd(info) {
+    if is_crd(info) && !dry_run {
         reregister_crd(shared, &stored)?;
     }
     Ok((StatusCode::OK, stored))
+}
+
+/// kube-apiserver's 415 for a patch type it does not take: built-ins answer the generic
+/// handler's text, custom resources list the types they accept.
+fn unsupported_patch_type(built_in: bool) -> ApiError {
+    let message = if built_in {
+        "415: Unsupported Media Type"
+    } else {
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    };
+    ApiError::new(415, "UnsupportedMediaType", message)
 }
 
 /// Server-side apply bodies are YAML; clients such as kube send JSON, which is all we read.
@@ -669,13 +743,24 @@ fn set_meta_if_missing(object: &mut Value, name: &str) {
     }
 }
 
-/// Deletes one object honouring finalizers and `DeleteOptions.preconditions`.
+/// What a DELETE did.
+#[derive(Debug)]
+pub(crate) enum Deleted {
+    /// The object is gone (this is its final state, as the DELETED event carries it).
+    Removed(Arc<StoredObject>),
+    /// The object has finalizers: it only got a deletionTimestamp.
+    Terminating(Arc<StoredObject>),
+}
+
+/// Deletes one object honouring finalizers and `DeleteOptions.preconditions`; with
+/// `dry_run` answers the same without changing anything.
 pub(crate) fn delete(
     shared: &Shared,
     target: &Target,
     name: &str,
     options: &Value,
-) -> ApiResult<Arc<StoredObject>> {
+    dry_run: bool,
+) -> ApiResult<Deleted> {
     let info = &target.info;
     let gr = info.group_resource();
     let mut store = shared.store.lock();
@@ -695,15 +780,21 @@ pub(crate) fn delete(
     let mut value = old.to_value()?;
     if old.meta.has_finalizers {
         if old.meta.deleting {
-            return Ok(old);
+            return Ok(Deleted::Terminating(old));
         }
         set_meta(&mut value, "deletionTimestamp", json!(now_rfc3339()));
         set_meta(&mut value, "deletionGracePeriodSeconds", json!(0));
+        if dry_run {
+            return Ok(Deleted::Terminating(Arc::new(StoredObject::from_value(&value)?)));
+        }
         let rv = store.next_rv();
         set_meta(&mut value, "resourceVersion", json!(rv.to_string()));
         let stored = Arc::new(StoredObject::from_value(&value)?);
         store.put(&gr, stored.clone());
-        return Ok(stored);
+        return Ok(Deleted::Terminating(stored));
+    }
+    if dry_run {
+        return Ok(Deleted::Removed(old));
     }
     let rv = store.next_rv();
     set_meta(&mut value, "resourceVersion", json!(rv.to_string()));
@@ -717,7 +808,7 @@ pub(crate) fn delete(
         shared.registry.unregister(&first.group, &first.plural);
     }
     tracing::debug!(resource = %info.plural, name, rv, "deleted");
-    Ok(stored)
+    Ok(Deleted::Removed(stored))
 }
 
 #[cfg(test)]

@@ -46,8 +46,8 @@ impl fmt::Display for ServerKind {
 pub enum Cluster {
     /// The testkit server.
     Testkit(TestApiServer),
-    /// The real control plane.
-    Real(RealApiServer),
+    /// The real control plane (boxed: it is several times the size of the testkit handle).
+    Real(Box<RealApiServer>),
 }
 
 impl Cluster {
@@ -55,7 +55,7 @@ impl Cluster {
     pub async fn start(kind: ServerKind) -> Result<Cluster> {
         Ok(match kind {
             ServerKind::Testkit => Cluster::Testkit(TestApiServer::start().await?),
-            ServerKind::Real => Cluster::Real(RealApiServer::start().await?),
+            ServerKind::Real => Cluster::Real(Box::new(RealApiServer::start().await?)),
         })
     }
 

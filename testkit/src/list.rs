@@ -7,12 +7,14 @@ use axum::response::Response;
 use bytes::Bytes;
 use http::StatusCode;
 
-use crate::api::{Target, object_response};
+use crate::api::{Deleted, Target, object_response};
+use crate::media::{Representation, partial_object_metadata};
 use crate::object::{ObjKey, StoredObject};
 use crate::resources::ResourceInfo;
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::server::Shared;
 use crate::status::{ApiError, ApiResult};
+use crate::table::IncludeObject;
 
 /// Label and field selectors of a list or watch request.
 #[derive(Debug, Clone, Default)]
@@ -103,6 +105,14 @@ fn snapshot_rv(current: u64, query: &HashMap<String, String>, limit: usize) -> A
     }
 }
 
+/// Whether kube-apiserver answers this list from its watch cache without paginating:
+/// `resourceVersion=0` (with or without `resourceVersionMatch=NotOlderThan`) and no
+/// `continue`.
+fn served_from_watch_cache(query: &HashMap<String, String>) -> bool {
+    query.get("resourceVersion").is_some_and(|rv| rv == "0")
+        && query.get("continue").is_none_or(String::is_empty)
+}
+
 fn not_older_than(current: u64, rv: u64) -> ApiResult<u64> {
     if rv > current { Err(ApiError::too_large_rv()) } else { Ok(current) }
 }
@@ -119,13 +129,21 @@ pub(crate) fn list(
     shared: &Shared,
     target: &Target,
     query: &HashMap<String, String>,
+    representation: &Representation,
 ) -> ApiResult<Response> {
     let info = &target.info;
+    representation.for_list(info)?;
+    let include = IncludeObject::from_query(query)?;
     let filter = Filter::from_query(query)?;
-    let limit: usize = match query.get("limit").map(String::as_str) {
+    let mut limit: usize = match query.get("limit").map(String::as_str) {
         None | Some("") => 0,
         Some(l) => l.parse().map_err(|_| ApiError::bad_request(format!("invalid limit {l:?}")))?,
     };
+    if served_from_watch_cache(query) {
+        // kube-apiserver serves `resourceVersion=0` from its watch cache, which ignores
+        // `limit`: every matching item in one page, no `continue`.
+        limit = 0;
+    }
     let (items, snapshot, next) = {
         let store = shared.store.lock();
         let (at, after) = match query.get("continue").filter(|c| !c.is_empty()) {
@@ -156,10 +174,63 @@ pub(crate) fn list(
         .map(|m| m.object(info, snapshot, shared.faults.next_malformed_seq()))
         .collect();
     let continue_token = next.map(|key| encode_continue(snapshot, &key));
-    Ok(object_response(
-        StatusCode::OK,
-        render_list(info, snapshot, continue_token.as_deref(), &items, &malformed),
-    ))
+    let body = match representation {
+        Representation::Full | Representation::Metadata { .. } => {
+            render_list(info, snapshot, continue_token.as_deref(), &items, &malformed)
+        }
+        Representation::MetadataList { version } => {
+            render_metadata_list(version, snapshot, continue_token.as_deref(), &items, &malformed)?
+        }
+        Representation::Table { version } => {
+            let table = crate::table::table(
+                version,
+                &snapshot.to_string(),
+                continue_token.as_deref(),
+                &items,
+                include,
+            )?;
+            Bytes::from(serde_json::to_vec(&table).unwrap_or_default())
+        }
+    };
+    Ok(object_response(StatusCode::OK, body))
+}
+
+/// A `PartialObjectMetadataList`: each item reduced to its metadata. Injected malformed
+/// items are passed through as they are (a client must cope with them either way).
+fn render_metadata_list(
+    version: &str,
+    rv: u64,
+    continue_token: Option<&str>,
+    items: &[Arc<StoredObject>],
+    raw: &[Bytes],
+) -> ApiResult<Bytes> {
+    let mut metadata = serde_json::json!({"resourceVersion": rv.to_string()});
+    if let Some(token) = continue_token {
+        metadata["continue"] = token.into();
+    }
+    let mut body = Vec::with_capacity(items.len() * 512 + 256);
+    body.extend_from_slice(b"{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":");
+    body.extend_from_slice(
+        &serde_json::to_vec(&format!("meta.k8s.io/{version}")).unwrap_or_default(),
+    );
+    body.extend_from_slice(b",\"metadata\":");
+    body.extend_from_slice(&serde_json::to_vec(&metadata).unwrap_or_default());
+    body.extend_from_slice(b",\"items\":[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        let partial = partial_object_metadata(item, version)?;
+        body.extend_from_slice(&serde_json::to_vec(&partial).unwrap_or_default());
+    }
+    for (i, item) in raw.iter().enumerate() {
+        if i > 0 || !items.is_empty() {
+            body.push(b',');
+        }
+        body.extend_from_slice(item);
+    }
+    body.extend_from_slice(b"]}");
+    Ok(Bytes::from(body))
 }
 
 /// `{"kind":"XxxList","apiVersion":..,"metadata":{..},"items":[..]}` from stored items
@@ -202,6 +273,7 @@ pub(crate) fn delete_collection(
     shared: &Shared,
     target: &Target,
     query: &HashMap<String, String>,
+    dry_run: bool,
 ) -> ApiResult<Response> {
     let info = &target.info;
     let filter = Filter::from_query(query)?;
@@ -222,8 +294,9 @@ pub(crate) fn delete_collection(
             name: Some(victim.meta.name.clone()),
             subresource: None,
         };
-        match crate::api::delete(shared, &one, &victim.meta.name, &serde_json::Value::Null) {
-            Ok(object) => deleted.push(object),
+        match crate::api::delete(shared, &one, &victim.meta.name, &serde_json::Value::Null, dry_run)
+        {
+            Ok(Deleted::Removed(object) | Deleted::Terminating(object)) => deleted.push(object),
             Err(err) if err.code == 404 => {}
             Err(err) => return Err(err),
         }

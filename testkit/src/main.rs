@@ -4,7 +4,7 @@
 //! ```text
 //! kube-informers-testkit serve [--addr 127.0.0.1:0] [--seed pods=10000]... [--seed-namespace default]
 //!                              [--kubeconfig PATH] [--token TOKEN | --no-auth]
-//!                              [--bookmark-interval-ms 1000] [--history 10000]
+//!                              [--bookmark-interval-ms 60000] [--history 10000]
 //! ```
 //!
 //! Besides the Kubernetes API, the server answers one admin route for benchmark drivers

@@ -162,6 +162,11 @@ const BUILT_INS: &[BuiltIn] = &[
     ("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", Namespaced, ALL_VERBS, &["hpa"], true),
 ];
 
+/// Whether `group`/`plural` is a built-in resource (not a custom resource).
+pub(crate) fn is_built_in(group: &str, plural: &str) -> bool {
+    BUILT_INS.iter().any(|&(g, _, p, ..)| g == group && p == plural)
+}
+
 /// (group, version) -> resources of that group version.
 type ByGroupVersion = BTreeMap<(String, String), Vec<Arc<ResourceInfo>>>;
 

@@ -33,6 +33,9 @@ pub(crate) struct Shared {
     pub(crate) seed_seq: std::sync::atomic::AtomicU64,
 }
 
+/// The default interval between periodic bookmarks: kube-apiserver's bookmark frequency.
+const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
+
 /// Configures a [`TestApiServer`] before it starts.
 ///
 /// ```no_run
@@ -58,7 +61,7 @@ impl Default for TestApiServerBuilder {
     fn default() -> Self {
         TestApiServerBuilder {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            bookmark_interval: Duration::from_secs(1),
+            bookmark_interval: DEFAULT_BOOKMARK_INTERVAL,
             history_len: 10_000,
             token: None,
         }
@@ -72,8 +75,9 @@ impl TestApiServerBuilder {
         self
     }
 
-    /// Interval between BOOKMARK events on watches that allow them (default 1 s;
-    /// kube-apiserver sends them about once a minute).
+    /// Interval between periodic BOOKMARK events on watches that allow them (default
+    /// 60 s, like kube-apiserver's watch cache, which sends them about once a minute or
+    /// less often). Tests that want to see bookmarks quickly set a short interval here.
     pub fn bookmark_interval(mut self, interval: Duration) -> Self {
         self.bookmark_interval = interval.max(Duration::from_millis(1));
         self
@@ -381,9 +385,13 @@ impl TestApiServer {
     }
 
     /// Drops every connection (open watches included) and listens again on the same
-    /// port. Storage is kept and the resourceVersion continues.
+    /// port. Storage is kept and the resourceVersion continues, but like a restarted
+    /// kube-apiserver the watch cache starts afresh: a watch resumed from an RV older than
+    /// the restart gets an ERROR event with `410 Expired` (lists and continue tokens at
+    /// older RVs still work, as they are read from etcd).
     pub async fn restart(&self) -> Result<()> {
         tracing::debug!(addr = %self.addr, "testkit apiserver restarting");
+        self.shared.store.lock().restart_watch_cache();
         self.shared.faults.drop_watches();
         self.stop_serving().await;
         let listener = bind(self.addr)?;

@@ -110,6 +110,12 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty() {
+            // Some apiserver errors (e.g. a create carrying a resourceVersion) have none.
+            if let Some(map) = status.as_object_mut() {
+                map.remove("reason");
+            }
+        }
         let mut details = serde_json::Map::new();
         if let Some(details_box) = &self.details {
             let (name, group, kind) = details_box.as_ref();
@@ -145,6 +151,21 @@ impl ApiError {
         }
         resp
     }
+}
+
+/// The `Status` kube-apiserver answers a DELETE that removed the object at once.
+pub(crate) fn delete_success(group: &str, plural: &str, name: &str, uid: &str) -> Value {
+    let mut details = json!({"name": name, "kind": plural, "uid": uid});
+    if !group.is_empty() {
+        details["group"] = json!(group);
+    }
+    json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": details,
+    })
 }
 
 /// `pods` or `deployments.apps`, as apiserver messages name resources.

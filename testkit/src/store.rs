@@ -84,6 +84,7 @@ impl Store {
                 history: VecDeque::new(),
                 history_len,
                 compacted_rv: 0,
+                watch_floor: 0,
                 watchers: Vec::new(),
             }),
         }
@@ -102,6 +103,9 @@ pub(crate) struct StoreInner {
     history_len: usize,
     /// Events with an RV at or below this were dropped from history.
     compacted_rv: u64,
+    /// Watches from an RV below this get 410: the watch cache of a restarted apiserver
+    /// starts here (lists and continue tokens still read older history, as from etcd).
+    watch_floor: u64,
     watchers: Vec<WatcherSlot>,
 }
 
@@ -201,6 +205,12 @@ impl StoreInner {
     pub(crate) fn compact(&mut self) {
         self.history.clear();
         self.compacted_rv = self.rv;
+    }
+
+    /// Starts the watch cache afresh, as a restarted kube-apiserver does: watches resumed
+    /// from an RV older than now get 410 Expired; lists are unaffected.
+    pub(crate) fn restart_watch_cache(&mut self) {
+        self.watch_floor = self.rv;
     }
 
     /// Removes every object of a resource (CRD deletion), emitting DELETED events, and
@@ -344,6 +354,12 @@ impl StoreInner {
             }
             WatchStart::After(rv) => {
                 self.check_not_compacted(rv)?;
+                if rv < self.watch_floor {
+                    return Err(ApiError::expired(format!(
+                        "too old resource version: {rv} ({})",
+                        self.watch_floor
+                    )));
+                }
                 let newer = self.history.len() - self.history.partition_point(|e| e.rv <= rv);
                 self.history
                     .iter()

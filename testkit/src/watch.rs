@@ -16,11 +16,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::api::Target;
 use crate::list::{Filter, parse_rv};
+use crate::media::Representation;
 use crate::object::StoredObject;
 use crate::resources::ResourceInfo;
 use crate::server::Shared;
 use crate::status::{ApiError, ApiResult};
 use crate::store::{EventType, WatchMsg, WatchStart};
+use crate::table::IncludeObject;
 
 /// The annotation marking the end of a streaming list's initial events.
 const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -36,8 +38,10 @@ pub(crate) fn watch(
     shared: &Arc<Shared>,
     target: &Target,
     query: &HashMap<String, String>,
+    representation: &Representation,
 ) -> ApiResult<Response> {
     let info = target.info.clone();
+    let include = IncludeObject::from_query(query)?;
     let filter = Filter::from_query(query)?;
     let bookmarks = query.get("allowWatchBookmarks").is_some_and(|v| v == "true" || v == "1");
     let send_initial = query.get("sendInitialEvents").map(String::as_str);
@@ -50,15 +54,15 @@ pub(crate) fn watch(
                 .map_err(|_| ApiError::bad_request(format!("invalid timeoutSeconds {t:?}")))?,
         )),
     };
+    if send_initial.is_some() && rv_match != "NotOlderThan" {
+        return Err(ApiError::new(
+            422,
+            "Invalid",
+            "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ));
+    }
     let streaming = match send_initial {
         Some("true") => {
-            if rv_match != "NotOlderThan" {
-                return Err(ApiError::new(
-                    422,
-                    "Invalid",
-                    "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan",
-                ));
-            }
             if !bookmarks {
                 return Err(ApiError::new(
                     422,
@@ -78,6 +82,12 @@ pub(crate) fn watch(
         "" | "0" => WatchStart::CurrentState,
         rv => WatchStart::After(parse_rv(rv)?),
     };
+    // Like the watch cache's watchers, no event at or below the requested RV is sent: a
+    // watch from an RV newer than the store's waits silently until events pass it.
+    let min_rv = match start {
+        WatchStart::After(rv) => rv,
+        WatchStart::CurrentState => 0,
+    };
     let mut queue = VecDeque::new();
     let registered = {
         let mut store = shared.store.lock();
@@ -88,13 +98,19 @@ pub(crate) fn watch(
         store.watch(&info.group_resource(), target.namespace.as_deref(), start).map(
             |(initial, rx)| {
                 queue.extend(initial.into_iter().map(Out::Msg));
-                if streaming {
+                // Since 1.34 the watch cache ends the initial ADDED events of a watch from
+                // ""/"0" with the same bookmark as a streaming list, when bookmarks are on.
+                if streaming || (bookmarks && start == WatchStart::CurrentState) {
                     queue.push_back(Out::Bookmark { rv: current, initial_end: true });
                 }
                 rx
             },
         )
     };
+    if matches!(representation, Representation::MetadataList { .. }) {
+        // kube-apiserver answers 200 and ends the stream at once: a list type fits no event.
+        return Ok(stream_response(Body::empty()));
+    }
     let rx = match registered {
         Ok(rx) => rx,
         Err(err) => {
@@ -124,6 +140,9 @@ pub(crate) fn watch(
         queue,
         rx,
         ticker: bookmarks.then_some(ticker),
+        representation: representation.clone(),
+        include,
+        min_rv,
         deadline: timeout.map(|t| Box::pin(tokio::time::sleep(t))),
         token: shared.faults.watch_token(),
         cut: false,
@@ -189,6 +208,12 @@ struct WatchStream {
     queue: VecDeque<Out>,
     rx: mpsc::UnboundedReceiver<WatchMsg>,
     ticker: Option<Interval>,
+    /// How objects are written (full, metadata only, Table).
+    representation: Representation,
+    /// `includeObject` for Table rows.
+    include: IncludeObject,
+    /// The watch's start RV: events at or below it and bookmarks below it are not sent.
+    min_rv: u64,
     deadline: Option<Pin<Box<Sleep>>>,
     token: CancellationToken,
     /// The last chunk was a truncated event: the next poll aborts the connection.
@@ -275,6 +300,15 @@ impl WatchStream {
     /// Renders one queued item, applying namespace and selector filters the way the
     /// watch cache does: an object that starts or stops matching is ADDED or DELETED.
     fn render(&self, out: Out) -> Option<Bytes> {
+        // The watch cache sends events newer than the watch's RV, and bookmarks not older.
+        let too_old = match &out {
+            Out::Bookmark { rv, .. } => *rv < self.min_rv,
+            Out::Msg(WatchMsg::Event(event)) => event.rv <= self.min_rv,
+            Out::Msg(_) => false,
+        };
+        if too_old {
+            return None;
+        }
         match out {
             Out::Bookmark { rv, initial_end } => {
                 let mut metadata =
@@ -282,13 +316,19 @@ impl WatchStream {
                 if initial_end {
                     metadata["annotations"] = json!({INITIAL_EVENTS_END: "true"});
                 }
-                let object = json!({"kind": self.info.kind, "apiVersion": self.info.api_version(), "metadata": metadata});
+                let (kind, api_version) = match &self.representation {
+                    Representation::Metadata { version } => {
+                        ("PartialObjectMetadata".to_string(), format!("meta.k8s.io/{version}"))
+                    }
+                    _ => (self.info.kind.clone(), self.info.api_version()),
+                };
+                let object = json!({"kind": kind, "apiVersion": api_version, "metadata": metadata});
                 Some(event_line("BOOKMARK", &serde_json::to_vec(&object).unwrap_or_default()))
             }
             Out::Msg(WatchMsg::Raw(line)) => Some(line),
             Out::Msg(WatchMsg::Initial(object)) => (self.in_scope(&object)
                 && self.filter.matches(&object))
-            .then(|| event_line("ADDED", &object.json())),
+            .then(|| event_line("ADDED", &self.object_json(&object))),
             Out::Msg(WatchMsg::Event(event)) => {
                 if !self.in_scope(&event.object) {
                     return None;
@@ -307,8 +347,15 @@ impl WatchStream {
                     kind if now => kind,
                     _ => return None,
                 };
-                Some(event_line(kind.as_str(), &event.object.json()))
+                Some(event_line(kind.as_str(), &self.object_json(&event.object)))
             }
         }
+    }
+
+    /// An event's object in the requested representation.
+    fn object_json(&self, object: &StoredObject) -> Bytes {
+        crate::media::render_object(&self.representation, object, self.include).unwrap_or_else(
+            |err| Bytes::from(serde_json::to_vec(&err.to_status()).unwrap_or_default()),
+        )
     }
 }

@@ -174,10 +174,10 @@ async fn forward(
         Ok(response) => response,
         Err(err) => {
             let status = http::StatusCode::BAD_GATEWAY;
-            return Ok(http::Response::builder()
+            return http::Response::builder()
                 .status(status)
                 .body(full(err.to_string()))
-                .map_err(std::io::Error::other)?);
+                .map_err(std::io::Error::other);
         }
     };
     let (parts, body) = response.into_parts();

@@ -5,6 +5,7 @@ mod crd;
 mod crud;
 mod discovery;
 mod faults;
+mod fidelity;
 mod kubectl;
 mod list;
 mod real_server;
