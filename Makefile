@@ -6,10 +6,6 @@
 #   make real-server - build etcd and kube-apiserver from Go modules (make test does it too)
 
 CARGO ?= cargo
-# nextest runs each test in its own process and does not hold the build lock while tests run;
-# fall back to cargo test where it is missing.
-NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
-
 .PHONY: test test-unit test-doc build-k8s-versions lint fmt bench generate check-generated real-server
 
 test: check-generated real-server test-unit test-doc build-k8s-versions
@@ -41,17 +37,36 @@ build-k8s-versions:
 	$(CARGO) check -p kube-informers --features k8s-openapi/earliest
 	$(CARGO) check -p kube-informers --features k8s-openapi/latest
 
+# nextest runs each test in its own process (a real-server test that dies takes only its own
+# etcd and apiserver with it) and does not hold the build lock while tests run. It is installed
+# when missing; where that fails, cargo test runs the same tests.
+.PHONY: nextest
+nextest:
+	@$(CARGO) nextest --version >/dev/null 2>&1 || $(CARGO) install cargo-nextest --locked \
+		|| echo "cargo-nextest could not be installed: falling back to cargo test"
+
 # Benches are harness-less binaries and examples are programs: both are built, not listed.
 # The testkit CLI binary is behind its `cli` feature (its acceptance tests run it), and the
 # Prometheus export behind the runtime's `metrics` feature.
+# Two runs, so their closing lines count the tests of each server: first everything but the
+# real-server tests (unit tests and the testkit suite), then every test whose name contains
+# `real_server` (each starts its own etcd and kube-apiserver from `make real-server`).
 TEST_FEATURES := --features kube-informers-testkit/cli,kube-informers-runtime/metrics
-test-unit:
+TEST_TARGETS := --workspace $(TEST_FEATURES) --lib --bins --tests --no-fail-fast
+test-unit: nextest
 	$(CARGO) build --workspace $(TEST_FEATURES) --examples --benches
-ifeq ($(NEXTEST),yes)
-	$(CARGO) nextest run --workspace $(TEST_FEATURES) --lib --bins --tests --no-fail-fast
-else
-	$(CARGO) test --workspace $(TEST_FEATURES) --lib --bins --tests --no-fail-fast
-endif
+	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
+		echo "== unit tests and the testkit suite"; \
+		$(CARGO) nextest run $(TEST_TARGETS) -E 'not test(real_server)'; testkit=$$?; \
+		echo "== the real kube-apiserver suite"; \
+		$(CARGO) nextest run $(TEST_TARGETS) -E 'test(real_server)'; real=$$?; \
+	else \
+		echo "== unit tests and the testkit suite"; \
+		$(CARGO) test $(TEST_TARGETS) -- --skip real_server; testkit=$$?; \
+		echo "== the real kube-apiserver suite"; \
+		$(CARGO) test $(TEST_TARGETS) -- real_server; real=$$?; \
+	fi; \
+	[ $$testkit -eq 0 ] && [ $$real -eq 0 ]
 
 test-doc:
 	$(CARGO) test --workspace $(TEST_FEATURES) --doc

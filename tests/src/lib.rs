@@ -276,6 +276,28 @@ impl Outage {
     }
 }
 
+/// Threads of this process whose name starts like the informers' listener threads (Linux
+/// truncates thread names to 15 bytes).
+pub fn listener_threads() -> usize {
+    let name = kube_informers_runtime::informer::LISTENER_THREAD_NAME;
+    let prefix = &name[..name.len().min(15)];
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+                .filter(|comm| comm.trim_end().starts_with(prefix))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Held by each test that counts [`listener_threads`]: under `cargo test` (one process, tests
+/// in parallel) two of them would count each other's threads. nextest runs each alone anyway.
+pub fn counting_threads_alone() -> std::sync::MutexGuard<'static, ()> {
+    static COUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    COUNTING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Starts a server of `kind`, failing the test with the reason when it cannot.
 pub async fn start_cluster(
     kind: kube_informers_testkit::ServerKind,

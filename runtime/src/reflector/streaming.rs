@@ -178,9 +178,9 @@ where
     /// (after a backoff, or at once from `""` after an expiry), or the outcome.
     ///
     /// Retried, as client-go's `isWatchErrorRetriable` and `isExpiredError` do: expiry, 429,
-    /// and a request that got no HTTP answer. Everything else, a 5xx status or ERROR event
-    /// among them, falls back to a plain list: retrying a server that cannot stream would
-    /// never sync.
+    /// and a request that could not be sent (connection refused or reset). Everything else (a
+    /// stall, a 5xx status, an ERROR event) falls back to a plain list: retrying a server that
+    /// cannot stream would never sync.
     async fn streaming_failed(
         &self,
         state: &mut RunState,

@@ -1,6 +1,7 @@
 //! `#[derive(Informer)]` next to kube's `CustomResource`: a namespaced and a cluster-scoped
 //! CRD get typed informers and listers shared through the factory, sync from the test API
-//! server, list, get, and deliver events (client-go: informer-gen's output for a CRD).
+//! server, list, get, and deliver events (client-go: informer-gen's output for a CRD). On
+//! testkit and on the real kube-apiserver (which also checks the derived CRD schemas).
 
 // The types are public, as in a user's crate; the derives give their items the same visibility.
 #![allow(unreachable_pub)]
@@ -10,8 +11,7 @@ use std::time::Duration;
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::{CustomResource, CustomResourceExt};
 use kube_informers::{Informer, Selector, SharedInformerFactory, labels};
-use kube_informers_testkit::TestApiServer;
-use kube_informers_tests::{Event, Recorder, init_tracing, next_event};
+use kube_informers_tests::{Event, Recorder, next_event, on_both_servers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -37,13 +37,14 @@ fn cron_tab(name: &str, schedule: &str, tier: &str) -> CronTab {
     ct
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn derived_informers_sync_list_and_notify() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
+on_both_servers! {
+async fn derived_informers_sync_list_and_notify(server) {
     let client = server.client().unwrap();
-    server.register_crd(&serde_json::to_value(CronTab::crd()).unwrap()).unwrap();
-    server.register_crd(&serde_json::to_value(Region::crd()).unwrap()).unwrap();
+    if let Some(real) = server.real() {
+        real.create_namespace("ops").await.expect("create namespace");
+    }
+    server.register_crd(&serde_json::to_value(CronTab::crd()).unwrap()).await.unwrap();
+    server.register_crd(&serde_json::to_value(Region::crd()).unwrap()).await.unwrap();
     let tabs = Api::<CronTab>::namespaced(client.clone(), "ops");
     for (name, tier) in [("nightly", "batch"), ("hourly", "batch"), ("ping", "web")] {
         tabs.create(&PostParams::default(), &cron_tab(name, "0 * * * *", tier)).await.unwrap();
@@ -67,7 +68,9 @@ async fn derived_informers_sync_list_and_notify() {
     assert_eq!(synced.len(), 2, "one informer per type: {synced:?}");
     assert!(synced.values().all(|ok| *ok));
     assert_eq!(again.informer().get_indexer().len(), 3);
-    assert_eq!(server.request_count("list", "crontabs.stable.example.com"), 1);
+    if let Some(testkit) = server.testkit() {
+        assert_eq!(testkit.request_count("list", "crontabs.stable.example.com"), 1);
+    }
 
     let lister: CronTabLister = cron_tabs.lister();
     assert_eq!(lister.list(&Selector::default()).len(), 3);
@@ -106,4 +109,5 @@ async fn derived_informers_sync_list_and_notify() {
     assert!(ops.get("weekly").is_none());
     factory.shutdown().await;
     server.shutdown().await;
+}
 }

@@ -1,16 +1,18 @@
 //! After its CRD is deleted, `remove(&gvr)` ends that informer's task while the other
 //! informers of the factory carry on (beyond client-go: kubernetes#79610, where such an
-//! informer relists forever until the whole factory stops).
+//! informer relists forever until the whole factory stops). On testkit and on the real
+//! kube-apiserver, where deleting the CRD sets its deletionTimestamp, the apiextensions
+//! finalizer deletes the remaining custom resources, and then the CRD itself goes away.
 
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{DeleteParams, PostParams};
+use kube::api::{DeleteParams, ListParams, PostParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind, GroupVersionResource};
 use kube::{Api, Client};
 use kube_informers_runtime::dynamic::DynamicSharedInformerFactory;
-use kube_informers_testkit::TestApiServer;
-use kube_informers_tests::{Event, Recorder, crd_json, init_tracing, next_event};
+use kube_informers_testkit::Cluster;
+use kube_informers_tests::{Event, Recorder, crd_json, eventually, next_event, on_both_servers};
 
 fn resource(kind: &str, plural: &str) -> ApiResource {
     ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("example.com", "v1", kind), plural)
@@ -23,15 +25,29 @@ async fn create(client: &Client, ar: &ApiResource, name: &str) {
         .expect("create");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn removing_a_deleted_crds_informer_leaves_the_others_running() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
+/// Creates the CRD through the API, as a user would. The real server serves it only once it
+/// is Established, so there `register_crd` (which also creates it through the API) waits.
+async fn create_crd(server: &Cluster, crd: serde_json::Value) {
+    if server.real().is_some() {
+        server.register_crd(&crd).await.expect("create crd");
+        return;
+    }
+    let crd: CustomResourceDefinition = serde_json::from_value(crd).expect("crd");
+    Api::<CustomResourceDefinition>::all(server.client().unwrap())
+        .create(&PostParams::default(), &crd)
+        .await
+        .expect("create crd");
+}
+
+on_both_servers! {
+async fn removing_a_deleted_crds_informer_leaves_the_others_running(server) {
     let client = server.client().unwrap();
+    if let Some(real) = server.real() {
+        real.create_namespace("prod").await.expect("create namespace");
+    }
     let crds = Api::<CustomResourceDefinition>::all(client.clone());
     for (kind, plural) in [("Widget", "widgets"), ("Gadget", "gadgets")] {
-        let crd = serde_json::from_value(crd_json("example.com", kind, plural, true)).unwrap();
-        crds.create(&PostParams::default(), &crd).await.expect("create crd");
+        create_crd(&server, crd_json("example.com", kind, plural, true)).await;
     }
     let (widget_ar, gadget_ar) = (resource("Widget", "widgets"), resource("Gadget", "gadgets"));
     create(&client, &widget_ar, "w1").await;
@@ -54,7 +70,7 @@ async fn removing_a_deleted_crds_informer_leaves_the_others_running() {
     assert!(widget_informer.informer().is_stopped(), "remove returns after the task ended");
     assert!(!gadget_informer.informer().is_stopped());
     assert_eq!(factory.resources(), vec![gadgets.clone()]);
-    let after_remove = server.request_count("*", "widgets.example.com");
+    let after_remove = server.testkit().map(|t| t.request_count("*", "widgets.example.com"));
 
     // The gadget informer still receives events.
     create(&client, &gadget_ar, "g2").await;
@@ -64,14 +80,36 @@ async fn removing_a_deleted_crds_informer_leaves_the_others_running() {
         "{event:?}"
     );
     assert!(gadget_informer.lister().get("prod/g2").is_some());
-    assert_eq!(
-        server.request_count("*", "widgets.example.com"),
-        after_remove,
-        "a removed informer sends no more requests"
-    );
+    assert!(gadget_informer.lister().get("prod/g1").is_some());
+    if let Some(testkit) = server.testkit() {
+        assert_eq!(
+            Some(testkit.request_count("*", "widgets.example.com")),
+            after_remove,
+            "a removed informer sends no more requests"
+        );
+    }
+    // The CRD is really gone (on the real server once its finalizer has run), and its
+    // resource with it.
+    eventually(Duration::from_secs(30), "the widget CRD is gone", || {
+        let crds = crds.clone();
+        async move { crds.get_opt("widgets.example.com").await.expect("get crd").is_none() }
+    })
+    .await;
+    let widget_api = Api::<DynamicObject>::namespaced_with(client.clone(), "prod", &widget_ar);
+    eventually(Duration::from_secs(30), "widgets are no longer served", || {
+        let widget_api = widget_api.clone();
+        async move {
+            matches!(
+                widget_api.list(&ListParams::default()).await,
+                Err(kube::Error::Api(status)) if status.code == 404
+            )
+        }
+    })
+    .await;
     let synced = factory.wait_for_cache_sync_timeout(Duration::from_secs(5)).await;
     assert_eq!(synced, [(gadgets, true)].into(), "a removed informer leaves the sync map");
     factory.shutdown().await;
     assert!(gadget_informer.informer().is_stopped());
     server.shutdown().await;
+}
 }

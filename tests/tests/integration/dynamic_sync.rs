@@ -2,6 +2,7 @@
 //! get / list-by-namespace / list-with-selector, and whose handlers see add, update and
 //! delete; two `for_resource` calls share one watch (client-go: dynamicinformer
 //! informer_test.go TestFilteredDynamicSharedInformerFactory / TestDynamicSharedInformerFactory).
+//! On testkit and on the real kube-apiserver.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -12,9 +13,9 @@ use kube::core::{ApiResource, DynamicObject, GroupVersionKind, GroupVersionResou
 use kube::{Api, Client};
 use kube_informers_runtime::dynamic::{DynamicError, DynamicSharedInformerFactory};
 use kube_informers_runtime::labels;
-use kube_informers_testkit::TestApiServer;
+use kube_informers_testkit::Cluster;
 use kube_informers_tests::{
-    CallbackModel, Event, Recorder, cache_model, crd_json, init_tracing, next_event,
+    CallbackModel, Event, Recorder, cache_model, crd_json, next_event, on_both_servers,
 };
 use serde_json::json;
 
@@ -29,12 +30,27 @@ fn widgets() -> GroupVersionResource {
     GroupVersionResource::gvr("example.com", "v1", "widgets")
 }
 
-async fn create_crd(client: &Client, crd: serde_json::Value) {
+/// Creates the CRD through the API, as a user would. The real server serves it only once it
+/// is Established, so there `register_crd` (which also creates it through the API) waits.
+async fn create_crd(server: &Cluster, crd: serde_json::Value) {
+    if server.real().is_some() {
+        server.register_crd(&crd).await.expect("create crd");
+        return;
+    }
     let crd: CustomResourceDefinition = serde_json::from_value(crd).expect("crd");
-    Api::<CustomResourceDefinition>::all(client.clone())
+    Api::<CustomResourceDefinition>::all(server.client().unwrap())
         .create(&PostParams::default(), &crd)
         .await
         .expect("create crd");
+}
+
+/// The real server refuses objects in namespaces that do not exist; testkit takes any.
+async fn create_namespaces(server: &Cluster, names: &[&str]) {
+    if let Some(real) = server.real() {
+        for name in names {
+            real.create_namespace(name).await.expect("create namespace");
+        }
+    }
 }
 
 async fn create_widget(client: &Client, namespace: &str, name: &str, app: &str) -> DynamicObject {
@@ -52,12 +68,11 @@ fn keys(objects: &[std::sync::Arc<DynamicObject>]) -> Vec<String> {
     cache_model(objects).into_keys().collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn crd_created_at_runtime_syncs_and_notifies() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
+on_both_servers! {
+async fn crd_created_at_runtime_syncs_and_notifies(server) {
     let client = server.client().unwrap();
-    create_crd(&client, crd_json("example.com", "Widget", "widgets", true)).await;
+    create_namespaces(&server, &["prod", "dev"]).await;
+    create_crd(&server, crd_json("example.com", "Widget", "widgets", true)).await;
     create_widget(&client, "prod", "a", "web").await;
     create_widget(&client, "prod", "b", "db").await;
     create_widget(&client, "dev", "c", "web").await;
@@ -134,13 +149,14 @@ async fn crd_created_at_runtime_syncs_and_notifies() {
     factory.shutdown().await;
     server.shutdown().await;
 }
+}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_for_resource_calls_make_one_watch() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
+on_both_servers! {
+/// Both callers get the same events; on testkit, one list and one watch serve them both.
+async fn two_for_resource_calls_make_one_watch(server) {
     let client = server.client().unwrap();
-    server.register_crd(&crd_json("example.com", "Widget", "widgets", true)).unwrap();
+    create_namespaces(&server, &["prod"]).await;
+    server.register_crd(&crd_json("example.com", "Widget", "widgets", true)).await.unwrap();
     let factory = DynamicSharedInformerFactory::new(client.clone(), Duration::ZERO);
     let first = factory.for_resource(&widgets());
     let second = factory.for_resource(&widgets());
@@ -156,22 +172,29 @@ async fn two_for_resource_calls_make_one_watch() {
     create_widget(&client, "prod", "w", "web").await;
     assert!(matches!(next_event(&mut first_events).await, Event::Add(_, false)));
     assert!(matches!(next_event(&mut second_events).await, Event::Add(_, false)));
-    assert_eq!(
-        server.request_count("watch", "widgets.example.com"),
-        1,
-        "one watch for both callers"
-    );
-    assert_eq!(server.request_count("list", "widgets.example.com"), 1, "one list for both callers");
+    assert!(first.lister().get("prod/w").is_some());
+    assert!(second.lister().get("prod/w").is_some());
+    if let Some(testkit) = server.testkit() {
+        assert_eq!(
+            testkit.request_count("watch", "widgets.example.com"),
+            1,
+            "one watch for both callers"
+        );
+        assert_eq!(
+            testkit.request_count("list", "widgets.example.com"),
+            1,
+            "one list for both callers"
+        );
+    }
     factory.shutdown().await;
     server.shutdown().await;
 }
+}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn discovery_fills_kind_and_scope() {
-    init_tracing();
-    let server = TestApiServer::start().await.unwrap();
+on_both_servers! {
+async fn discovery_fills_kind_and_scope(server) {
     let client = server.client().unwrap();
-    create_crd(&client, crd_json("tools.example.com", "Gizmo", "gizmos", false)).await;
+    create_crd(&server, crd_json("tools.example.com", "Gizmo", "gizmos", false)).await;
     let gizmo = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("tools.example.com", "v1", "Gizmo"),
         "gizmos",
@@ -212,4 +235,5 @@ async fn discovery_fills_kind_and_scope() {
     assert_eq!(factory.resources(), vec![gvr], "failed lookups create no informer");
     factory.shutdown().await;
     server.shutdown().await;
+}
 }

@@ -1,6 +1,15 @@
 //! Bookmarks advance the informer's last-synced resourceVersion without events, and a
 //! watch that closes resumes from that version without a relist (client-go:
 //! reflector_test.go TestReflectorWatchListBookmark / TestReflectorResumesWatch-style).
+//!
+//! Testkit only, deliberately: the test needs bookmarks within seconds and a watch dropped
+//! by the server while the informer's resourceVersion is still resumable. kube-apiserver
+//! sends bookmarks about once a minute (its watch cache decides when; no flag shortens it),
+//! so waiting for one would make the test take minutes and its timing depend on the
+//! server, and the real server has no `faults().drop_watches()`: cutting a proxy would
+//! drop every connection, not just the watch, and asserting "no relist" there needs request
+//! counts that only testkit keeps. A real-server half would have to drop those assertions,
+//! which is the point of the test, so there is none.
 
 use std::time::Duration;
 

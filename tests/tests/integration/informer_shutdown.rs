@@ -5,24 +5,11 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kube_informers_runtime::informer::LISTENER_THREAD_NAME;
 use kube_informers_runtime::{ResourceEventHandlerFuncs, SharedInformerFactory};
 use kube_informers_testkit::{SeedKind, ServerKind};
-use kube_informers_tests::{eventually, init_tracing, start_cluster};
-
-/// Threads of this process whose name starts like the listener threads' (Linux truncates
-/// thread names to 15 bytes).
-fn listener_threads() -> usize {
-    let prefix = &LISTENER_THREAD_NAME[..LISTENER_THREAD_NAME.len().min(15)];
-    std::fs::read_dir("/proc/self/task")
-        .map(|tasks| {
-            tasks
-                .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
-                .filter(|comm| comm.trim_end().starts_with(prefix))
-                .count()
-        })
-        .unwrap_or(0)
-}
+use kube_informers_tests::{
+    counting_threads_alone, eventually, init_tracing, listener_threads, start_cluster,
+};
 
 mod shutdown_leaves_no_task_or_thread_behind {
     #[test]
@@ -36,12 +23,8 @@ mod shutdown_leaves_no_task_or_thread_behind {
     }
 }
 
-/// The two variants count the process's listener threads: under `cargo test` (one process,
-/// tests in parallel) they must not run at the same time. nextest runs each alone anyway.
-static COUNTS_PROCESS_THREADS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 fn shutdown_leaves_no_task_or_thread_behind(kind: ServerKind) {
-    let _alone = COUNTS_PROCESS_THREADS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _alone = counting_threads_alone();
     init_tracing();
     // The server runs on its own runtime, so the test runtime holds only our tasks.
     let server_rt = tokio::runtime::Runtime::new().unwrap();

@@ -7,29 +7,17 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_informers_runtime::informer::LISTENER_THREAD_NAME;
 use kube_informers_runtime::reflector::ApiListerWatcher;
 use kube_informers_runtime::{Indexers, ResourceEventHandlerFuncs, SharedIndexInformer};
 use kube_informers_testkit::TestApiServer;
-use kube_informers_tests::{eventually, init_tracing};
+use kube_informers_tests::{counting_threads_alone, eventually, init_tracing, listener_threads};
 use tokio_util::sync::CancellationToken;
 
 const INFORMERS: usize = 100;
 
-fn listener_threads() -> usize {
-    let prefix = &LISTENER_THREAD_NAME[..LISTENER_THREAD_NAME.len().min(15)];
-    std::fs::read_dir("/proc/self/task")
-        .map(|tasks| {
-            tasks
-                .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
-                .filter(|comm| comm.trim_end().starts_with(prefix))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 #[test]
 fn a_hundred_informers_sync_and_leave_nothing_behind() {
+    let _alone = counting_threads_alone();
     init_tracing();
     // The server runs on its own runtime, so the test runtime holds only our tasks.
     let server_rt = tokio::runtime::Runtime::new().unwrap();
