@@ -2,13 +2,13 @@
 #   make demo   - run the demo (informers against the built-in test API server, or KUBECONFIG)
 #   make test   - every test, as CI runs it
 #   make lint   - rustfmt and clippy with -D warnings
-#   make bench  - the benchmarks
+#   make bench  - the benchmarks (make bench-real: against a real kube-apiserver, with client-go)
 #   make real-server - build etcd and kube-apiserver from Go modules (make test does it too)
 
 CARGO ?= cargo
 .PHONY: test test-unit test-doc build-k8s-versions lint fmt bench generate check-generated real-server
 
-test: check-generated real-server test-unit test-doc build-k8s-versions
+test: check-generated real-server client-go test-unit test-doc build-k8s-versions
 
 # A real control plane (etcd + kube-apiserver at the release realserver/go.mod pins), built
 # from the Go module proxy into a cache folder outside the repo, keyed by the version and a
@@ -24,7 +24,7 @@ real-server: $(REAL_SERVER_BIN)/kube-apiserver
 
 $(REAL_SERVER_BIN)/kube-apiserver:
 	@command -v go >/dev/null || { echo "make real-server needs Go 1.26 (or set KUBEBUILDER_ASSETS and run cargo test)"; exit 1; }
-	rm -rf $(REAL_SERVER_BIN).partial
+	rm -rf $(REAL_SERVER_BIN).partial && mkdir -p $(REAL_SERVER_CACHE)
 	cd realserver && go build -buildvcs=false -o $(REAL_SERVER_BIN).partial/ ./cmd/etcd ./cmd/kube-apiserver
 	rm -rf $(REAL_SERVER_BIN) && mv $(REAL_SERVER_BIN).partial $(REAL_SERVER_BIN)
 	ln -sfn $(REAL_SERVER_BIN) $(REAL_SERVER_CACHE)/current
@@ -71,9 +71,13 @@ test-unit: nextest
 test-doc:
 	$(CARGO) test --workspace $(TEST_FEATURES) --doc
 
+# The Go tooling (realserver/, conformance/) is held to gofmt and go vet.
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	@unformatted=$$(gofmt -l realserver conformance); [ -z "$$unformatted" ] || { echo "gofmt: $$unformatted"; exit 1; }
+	cd realserver && go vet ./...
+	cd conformance && go vet ./...
 
 fmt:
 	$(CARGO) fmt --all
@@ -87,6 +91,31 @@ bench:
 	$(CARGO) build --release -p kube-informers-tests --bin bench_client --bin bench_driver
 	./target/release/bench_driver --out target/bench/results.json $(BENCH_ARGS)
 	$(CARGO) bench -p kube-informers-runtime
+
+# client-go's side of the conformance test and of the real-server benchmark
+# (conformance/cmd/observer, conformance/cmd/benchclient), built from the Go module proxy into
+# a cache folder keyed by a hash of the conformance module's sources, as real-server is.
+CLIENT_GO_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kube-informers/conformance
+CLIENT_GO_KEY := $(shell cat conformance/go.mod conformance/go.sum $$(find conformance -name '*.go' | sort) | sha256sum | cut -c1-12)
+CLIENT_GO_BIN := $(CLIENT_GO_CACHE)/client-go-$(CLIENT_GO_KEY)
+export KUBE_INFORMERS_CONFORMANCE_GO := $(CLIENT_GO_BIN)/observer
+
+.PHONY: client-go
+client-go: $(CLIENT_GO_BIN)/observer
+
+$(CLIENT_GO_BIN)/observer:
+	@command -v go >/dev/null || { echo "the conformance observer needs Go 1.26"; exit 1; }
+	rm -rf $(CLIENT_GO_BIN).partial && mkdir -p $(CLIENT_GO_CACHE)
+	cd conformance && go build -buildvcs=false -o $(CLIENT_GO_BIN).partial/ ./cmd/observer ./cmd/benchclient
+	rm -rf $(CLIENT_GO_BIN) && mv $(CLIENT_GO_BIN).partial $(CLIENT_GO_BIN)
+
+# The same benchmark against a real kube-apiserver + etcd (make real-server), with client-go
+# (protobuf, its default, and JSON) beside us and kube-runtime; tests/BENCH.md has the
+# method. BENCH_ARGS as for bench.
+.PHONY: bench-real
+bench-real: real-server client-go
+	$(CARGO) build --release -p kube-informers-tests --bin bench_client --bin bench_driver
+	./target/release/bench_driver --server real --client-go-bin $(CLIENT_GO_BIN)/benchclient --out target/bench/results-real.json $(BENCH_ARGS)
 
 .PHONY: generate check-generated
 

@@ -10,6 +10,8 @@ use kube::Resource;
 use kube_informers_runtime::{DeletedObject, ResourceEventHandler};
 use tokio::sync::mpsc;
 
+pub mod conformance;
+
 /// One callback a [`Recorder`] received.
 #[derive(Debug)]
 pub enum Event<K> {

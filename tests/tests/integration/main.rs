@@ -1,6 +1,7 @@
 //! Integration tests of `kube-informers-tests`, in one binary: each module is one area.
 //! One binary links the dependencies once, which keeps CI's build time and disk use down.
 
+mod conformance_client_go;
 mod crd_derive;
 mod dynamic_metadata;
 mod dynamic_remove;
