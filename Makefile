@@ -86,7 +86,15 @@ fmt:
 # server and every client run in their own release-built process; prints one table and
 # writes target/bench/results.json. Then the runtime's microbenchmarks.
 BENCH_ARGS ?=
-bench:
+BENCH_SERVER ?= testkit
+ifeq ($(BENCH_SERVER),real)
+bench: bench-real
+else
+bench: bench-testkit
+endif
+
+.PHONY: bench-testkit
+bench-testkit:
 	$(CARGO) build --release -p kube-informers-testkit --features cli --bin kube-informers-testkit
 	$(CARGO) build --release -p kube-informers-tests --bin bench_client --bin bench_driver
 	./target/release/bench_driver --out target/bench/results.json $(BENCH_ARGS)
@@ -110,12 +118,13 @@ $(CLIENT_GO_BIN)/observer:
 	rm -rf $(CLIENT_GO_BIN) && mv $(CLIENT_GO_BIN).partial $(CLIENT_GO_BIN)
 
 # The same benchmark against a real kube-apiserver + etcd (make real-server), with client-go
-# (protobuf, its default, and JSON) beside us and kube-runtime; tests/BENCH.md has the
-# method. BENCH_ARGS as for bench.
+# (protobuf, its default, and JSON) beside us and kube-runtime, every client three times
+# (medians): `make bench-real` or `make bench BENCH_SERVER=real`, about 10 minutes.
+# tests/BENCH.md has the method. BENCH_ARGS as for bench.
 .PHONY: bench-real
 bench-real: real-server client-go
 	$(CARGO) build --release -p kube-informers-tests --bin bench_client --bin bench_driver
-	./target/release/bench_driver --server real --client-go-bin $(CLIENT_GO_BIN)/benchclient --out target/bench/results-real.json $(BENCH_ARGS)
+	./target/release/bench_driver --server real --client-go-bin $(CLIENT_GO_BIN)/benchclient --out target/bench/results-real.json --repeat 3 $(BENCH_ARGS)
 
 .PHONY: generate check-generated
 

@@ -309,10 +309,11 @@ pub fn allowed_differences(markdown: &str, heading: &str) -> Vec<String> {
             inside = line.trim_start_matches('#').trim() == heading;
             continue;
         }
-        if inside && let Some(rest) = line.strip_prefix("- **`") {
-            if let Some(end) = rest.find("`**") {
-                names.push(rest[..end].to_string());
-            }
+        if inside
+            && let Some(rest) = line.strip_prefix("- **`")
+            && let Some(end) = rest.find("`**")
+        {
+            names.push(rest[..end].to_string());
         }
     }
     names

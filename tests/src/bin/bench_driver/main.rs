@@ -1,0 +1,348 @@
+//! The side-by-side benchmark (`make bench`, `make bench-real`): starts an API server (the
+//! testkit CLI in its own process, or with `--server real` a real kube-apiserver + etcd),
+//! runs each client mode in its own process, applies the event-phase updates, prints one
+//! table per kind and writes the same data as JSON.
+//!
+//! ```text
+//! bench_driver [--server testkit|real] [--pods 10000] [--configmaps 50000] [--events 5000]
+//!              [--out target/bench/results.json] [--modes ours,ours-strip,metadata,kube-rt]
+//!              [--bin-dir target/release] [--client-go-bin PATH] [--repeat 1]
+//! ```
+//!
+//! Modes `client-go-protobuf` and `client-go-json` run the Go client of
+//! `conformance/cmd/benchclient` (`--client-go-bin`); every other mode runs `bench_client`.
+//! With `--repeat N` every mode runs N times (round-robin) and the table shows medians.
+
+mod server;
+mod table;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::Client;
+use kube::api::Api;
+use serde_json::{Value, json};
+
+use server::{Backend, SeedTimes};
+
+/// Errors of the driver.
+pub(crate) type BoxError = Box<dyn std::error::Error>;
+
+/// Modes of ours that run a second event round with ten handlers.
+const TEN_HANDLER_MODES: [&str; 3] = ["ours", "ours-strip", "metadata"];
+
+/// The driver's command line.
+pub(crate) struct Args {
+    /// `testkit` (default) or `real`.
+    pub(crate) server: String,
+    /// Pods to seed and sync (0: skip the Pod round).
+    pub(crate) pods: usize,
+    /// ConfigMaps to seed and sync (0: skip the ConfigMap round).
+    pub(crate) configmaps: usize,
+    /// Pod updates per event round.
+    pub(crate) events: usize,
+    /// Where the JSON results go.
+    pub(crate) out: PathBuf,
+    /// Client modes, in the order they run.
+    pub(crate) modes: Vec<String>,
+    /// Folder of `bench_client` and `kube-informers-testkit`.
+    pub(crate) bin_dir: PathBuf,
+    /// The Go client-go bench client (`conformance/cmd/benchclient`).
+    pub(crate) client_go_bin: PathBuf,
+    /// Runs of every mode; the table shows the medians.
+    pub(crate) repeat: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let bin_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut args = Args {
+        server: "testkit".into(),
+        pods: 10_000,
+        configmaps: 50_000,
+        events: 5_000,
+        out: PathBuf::from("target/bench/results.json"),
+        modes: Vec::new(),
+        client_go_bin: bin_dir.join("benchclient"),
+        bin_dir,
+        repeat: 1,
+    };
+    let mut modes = None;
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        let number = |v: String| v.parse::<usize>().map_err(|e| format!("{flag}: {e}"));
+        match flag.as_str() {
+            "--server" => args.server = value()?,
+            "--pods" => args.pods = number(value()?)?,
+            "--configmaps" => args.configmaps = number(value()?)?,
+            "--events" => args.events = number(value()?)?,
+            "--out" => args.out = PathBuf::from(value()?),
+            "--modes" => modes = Some(value()?.split(',').map(String::from).collect()),
+            "--bin-dir" => args.bin_dir = PathBuf::from(value()?),
+            "--client-go-bin" => args.client_go_bin = PathBuf::from(value()?),
+            "--repeat" => args.repeat = number(value()?)?.max(1),
+            other => return Err(format!("unknown flag {other:?}")),
+        }
+    }
+    let default_modes: &[&str] = match args.server.as_str() {
+        "testkit" => &["ours", "ours-strip", "metadata", "kube-rt"],
+        "real" => {
+            &["ours", "ours-strip", "metadata", "kube-rt", "client-go-protobuf", "client-go-json"]
+        }
+        other => return Err(format!("--server {other:?}: expected testkit or real")),
+    };
+    args.modes = modes.unwrap_or_else(|| default_modes.iter().map(|m| m.to_string()).collect());
+    Ok(args)
+}
+
+/// One running client and its JSON lines.
+struct ClientProcess {
+    child: Child,
+    stdin: ChildStdin,
+    lines: std::io::Lines<BufReader<ChildStdout>>,
+}
+
+impl ClientProcess {
+    fn spawn(
+        args: &Args,
+        kubeconfig: &Path,
+        mode: &str,
+        kind: &str,
+        count: usize,
+        events: usize,
+    ) -> Result<Self, BoxError> {
+        let program = if mode.starts_with("client-go") {
+            args.client_go_bin.clone()
+        } else {
+            args.bin_dir.join("bench_client")
+        };
+        let mut child = Command::new(&program)
+            .args(["--mode", mode, "--kind", kind, "--count", &count.to_string()])
+            .args(["--events", &events.to_string()])
+            .arg("--kubeconfig")
+            .arg(kubeconfig)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", program.display()))?;
+        let stdin = child.stdin.take().ok_or("client stdin")?;
+        let stdout = child.stdout.take().ok_or("client stdout")?;
+        Ok(ClientProcess { child, stdin, lines: BufReader::new(stdout).lines() })
+    }
+
+    fn next(&mut self) -> Result<Value, BoxError> {
+        let line = self.lines.next().ok_or("the client exited early")??;
+        Ok(serde_json::from_str(&line)?)
+    }
+
+    fn go(&mut self) -> Result<(), BoxError> {
+        writeln!(self.stdin, "go")?;
+        self.stdin.flush()?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), BoxError> {
+        drop(self.stdin);
+        let status = self.child.wait()?;
+        if !status.success() {
+            return Err(format!("client exited with {status}").into());
+        }
+        Ok(())
+    }
+}
+
+/// Runs one client mode through its sync (and, for Pods, its event phase).
+async fn run_client(
+    args: &Args,
+    backend: &Backend,
+    kube: &Client,
+    mode: &str,
+    kind: &str,
+    count: usize,
+) -> Result<Value, BoxError> {
+    let events = if kind == "pods" { args.events } else { 0 };
+    let kubeconfig = backend.kubeconfig();
+    let mut process = ClientProcess::spawn(args, &kubeconfig, mode, kind, count, events)?;
+    let mut result = process.next()?;
+    if result["cached"].as_u64() != Some(count as u64) {
+        return Err(format!("{mode}: cached {} of {count}", result["cached"]).into());
+    }
+    let mut event_rounds = Vec::new();
+    if events > 0 {
+        loop {
+            let ready = process.next()?;
+            if ready["phase"] != "ready" {
+                return Err(format!("{mode}: expected ready, got {ready}").into());
+            }
+            process.go()?;
+            // Give the client a moment to read "go" and reset its counters before the first
+            // update can reach it.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let apply = backend.apply_updates(kube, events).await?;
+            let mut done = process.next()?;
+            done["apply_wall_s"] = json!(apply.as_secs_f64());
+            let handlers = done["handlers"].as_u64();
+            event_rounds.push(done);
+            if handlers == Some(10) || !TEN_HANDLER_MODES.contains(&mode) {
+                break;
+            }
+        }
+    }
+    process.finish()?;
+    result["events"] = Value::Array(event_rounds);
+    Ok(result)
+}
+
+/// The sync figures a table shows, each the median of its runs.
+const MEDIAN_FIELDS: [&str; 5] =
+    ["sync_wall_s", "cpu_s", "peak_rss_bytes", "steady_rss_bytes", "steady_rss_per_object"];
+
+/// One mode's row from its runs: the run with the median CPU (its event rounds too), with
+/// each of [`MEDIAN_FIELDS`] replaced by that field's own median and every run's value kept
+/// under `runs`.
+fn median_row(mut runs: Vec<Value>) -> Value {
+    let cpu = |row: &Value| row["cpu_s"].as_f64().unwrap_or(f64::NAN);
+    runs.sort_by(|a, b| cpu(a).total_cmp(&cpu(b)));
+    let mut row = runs[runs.len() / 2].clone();
+    let mut all = serde_json::Map::new();
+    for field in MEDIAN_FIELDS {
+        let mut values: Vec<f64> = runs.iter().filter_map(|r| r[field].as_f64()).collect();
+        values.sort_by(f64::total_cmp);
+        if let Some(median) = values.get(values.len() / 2) {
+            row[field] = json!(median);
+        }
+        all.insert(field.into(), json!(values));
+    }
+    row["runs"] = Value::Object(all);
+    row
+}
+
+/// How many objects of `kind` the server holds, in every namespace.
+async fn object_count(kube: &Client, kind: &str) -> Result<usize, BoxError> {
+    let params = kube::api::ListParams::default();
+    Ok(match kind {
+        "pods" => Api::<Pod>::all(kube.clone()).list_metadata(&params).await?.items.len(),
+        _ => Api::<ConfigMap>::all(kube.clone()).list_metadata(&params).await?.items.len(),
+    })
+}
+
+/// The machine's 1-minute load average, from `/proc/loadavg`.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(f64::NAN)
+}
+
+async fn run(args: Args) -> Result<(), BoxError> {
+    let dir = std::env::temp_dir().join(format!("kube-informers-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let started = Instant::now();
+    let load_at_start = load_average();
+    let (backend, seed_times) = if args.server == "real" {
+        Backend::start_real(&args).await?
+    } else {
+        (Backend::start_testkit(&args, &dir)?, SeedTimes::default())
+    };
+    eprintln!("server ready after {:.1} s", started.elapsed().as_secs_f64());
+    let kube = backend.client().await?;
+    if !backend.is_real() {
+        // Warm the server (its first list renders every object once).
+        let _ = Api::<Pod>::all(kube.clone()).list(&Default::default()).await?;
+    }
+    let mut rounds = Vec::new();
+    for (kind, seeded) in [("pods", args.pods), ("configmaps", args.configmaps)] {
+        if seeded == 0 {
+            continue;
+        }
+        // A real server holds objects of its own beside the seeded ones (a
+        // kube-root-ca.crt ConfigMap per namespace): every client syncs all of them.
+        let count = if backend.is_real() { object_count(&kube, kind).await? } else { seeded };
+        if kind == "configmaps" && !backend.is_real() {
+            let _ = Api::<ConfigMap>::all(kube.clone()).list(&Default::default()).await?;
+        }
+        let kubeconfig = backend.kubeconfig();
+        let mut floor_process = ClientProcess::spawn(&args, &kubeconfig, "floor", kind, count, 0)?;
+        let floor = floor_process.next()?;
+        floor_process.finish()?;
+        // Repetitions go round every mode in turn, so a noisy minute hits all of them alike.
+        let mut runs: Vec<Vec<Value>> = vec![Vec::new(); args.modes.len()];
+        for repetition in 1..=args.repeat {
+            for (mode, runs) in args.modes.iter().zip(&mut runs) {
+                eprintln!(
+                    "running {mode} on {count} {kind}, run {repetition} of {} (load {:.2})",
+                    args.repeat,
+                    load_average()
+                );
+                runs.push(run_client(&args, &backend, &kube, mode, kind, count).await?);
+            }
+        }
+        let rows: Vec<Value> = runs.into_iter().map(median_row).collect();
+        rounds.push(table::print_table(kind, &floor, &rows));
+        if args.repeat > 1 {
+            println!(
+                "(each sync figure is the median of {} runs; events from the median-CPU run)",
+                args.repeat
+            );
+        }
+    }
+    let seeding: Vec<Value> = seed_times
+        .kinds
+        .iter()
+        .map(|(kind, count, wall)| json!({"kind": kind, "count": count, "wall_s": wall}))
+        .collect();
+    for (kind, count, wall) in &seed_times.kinds {
+        println!(
+            "seeded {count} {kind} through the API in {wall:.1} s ({:.0}/s)",
+            *count as f64 / wall
+        );
+    }
+    let load_at_end = load_average();
+    println!("load average (1 min): {load_at_start:.2} at the start, {load_at_end:.2} at the end");
+    if let Some(parent) = args.out.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let results = json!({
+        "server": args.server,
+        "events": args.events,
+        "repeat": args.repeat,
+        "total_wall_s": started.elapsed().as_secs_f64(),
+        "load_average": {"start": load_at_start, "end": load_at_end},
+        "seeding": seeding,
+        "rounds": rounds,
+    });
+    std::fs::write(&args.out, serde_json::to_string_pretty(&results)?)?;
+    println!("\nwrote {} ({:.0} s in all)", args.out.display(), started.elapsed().as_secs_f64());
+    drop(backend);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(error) => {
+            eprintln!("bench_driver: {error}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("bench_driver: runtime: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("bench_driver: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

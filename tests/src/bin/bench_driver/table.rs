@@ -1,0 +1,125 @@
+//! The benchmark's table: one per kind, every client's numbers and its ratios against each
+//! baseline client that ran (client-go with protobuf, kube-runtime).
+
+use serde_json::{Value, json};
+
+/// Baseline modes, in column order; a table shows those present in its rows.
+const BASELINES: [(&str, &str); 2] = [("client-go-protobuf", "client-go"), ("kube-rt", "kube-rt")];
+
+/// The ratios of each baseline group: (JSON key, header, row field).
+const RATIOS: [(&str, &str, &str); 4] = [
+    ("sync_wall", "wall×", "sync_wall_s"),
+    ("cpu", "CPU×", "cpu_s"),
+    ("peak_rss", "peak×", "peak_rss_bytes"),
+    ("steady_rss", "stdy×", "steady_rss_bytes"),
+];
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+fn mb(bytes: f64) -> String {
+    format!("{:.0} MB", bytes / 1e6)
+}
+
+/// The event round of `row` with `handlers` handlers.
+fn event_round(row: &Value, handlers: u64) -> Option<&Value> {
+    row["events"].as_array()?.iter().find(|e| e["handlers"].as_u64() == Some(handlers))
+}
+
+/// Prints one round's table and returns it as JSON.
+pub(crate) fn print_table(kind: &str, floor: &Value, rows: &[Value]) -> Value {
+    let baselines: Vec<(&str, &str, &Value)> = BASELINES
+        .iter()
+        .filter_map(|&(mode, label)| {
+            rows.iter().find(|r| r["mode"] == mode).map(|row| (mode, label, row))
+        })
+        .collect();
+    let floor_cpu = num(&floor["decode_cpu_s"]);
+    let has_events = rows.iter().any(|r| event_round(r, 1).is_some());
+    println!();
+    println!(
+        "== {kind}: {} objects, list body {} (floor: serde_json decode {:.3} s wall, {:.2} s CPU, decoded heap ≈ {:.1} KB/object)",
+        floor["count"],
+        mb(num(&floor["body_bytes"])),
+        num(&floor["decode_wall_s"]),
+        num(&floor["decode_cpu_s"]),
+        num(&floor["decoded_heap_per_object"]) / 1e3,
+    );
+    let mut header = format!(
+        "{:<18} {:>9} {:>8} {:>9} {:>10} {:>9} {:>9}",
+        "client", "sync wall", "CPU", "peak RSS", "steady RSS", "KB/obj", "CPU/floor"
+    );
+    for (_, label, _) in &baselines {
+        header.push_str(&format!(" | {:^27}", format!("vs {label}")));
+    }
+    if has_events {
+        header.push_str(&format!(
+            " | {:>9} {:>9} {:>9} {:>8} {:>8}",
+            "ev 1h", "ev 10h", "apply", "ev/s 1h", "µs/ev 1h"
+        ));
+    }
+    println!("{header}");
+    let mut sub =
+        format!("{:<18} {:>9} {:>8} {:>9} {:>10} {:>9} {:>9}", "", "", "", "", "", "", "");
+    for _ in &baselines {
+        sub.push_str(" |");
+        for (_, label, _) in RATIOS {
+            sub.push_str(&format!(" {label:>6}"));
+        }
+    }
+    if !baselines.is_empty() {
+        println!("{sub}");
+    }
+    let mut table = Vec::new();
+    for row in rows {
+        let cpu = num(&row["cpu_s"]);
+        let mut line = format!(
+            "{:<18} {:>7.3} s {:>6.2} s {:>9} {:>10} {:>9.1} {:>9.2}",
+            row["mode"].as_str().unwrap_or("?"),
+            num(&row["sync_wall_s"]),
+            cpu,
+            mb(num(&row["peak_rss_bytes"])),
+            mb(num(&row["steady_rss_bytes"])),
+            num(&row["steady_rss_per_object"]) / 1e3,
+            cpu / floor_cpu,
+        );
+        let mut entry = row.clone();
+        entry["cpu_over_floor"] = json!(cpu / floor_cpu);
+        for (mode, _, base) in &baselines {
+            line.push_str(" |");
+            let mut ratios = serde_json::Map::new();
+            for (key, _, field) in RATIOS {
+                let ratio = num(&row[field]) / num(&base[field]);
+                line.push_str(&format!(" {ratio:>6.2}"));
+                ratios.insert(key.into(), json!(ratio));
+            }
+            let key =
+                if *mode == "kube-rt" { "vs_kube_runtime".into() } else { format!("vs_{mode}") };
+            entry[key] = Value::Object(ratios);
+        }
+        if has_events {
+            let wall = |h| event_round(row, h).map(|e| num(&e["wall_s"]));
+            let secs = |v: Option<f64>| v.map(|s| format!("{s:.3} s")).unwrap_or("-".into());
+            let first = event_round(row, 1);
+            let field = |name: &str| first.map(|e| num(&e[name]));
+            let plain = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or("-".into());
+            line.push_str(&format!(
+                " | {:>9} {:>9} {:>9} {:>8} {:>8}",
+                secs(wall(1)),
+                secs(wall(10)),
+                secs(field("apply_wall_s")),
+                plain(field("events_per_s")),
+                plain(field("cpu_us_per_event")),
+            ));
+        }
+        println!("{line}");
+        table.push(entry);
+    }
+    let labels: Vec<&str> = baselines.iter().map(|(_, label, _)| *label).collect();
+    println!(
+        "(×: this client / {} from this run; ev: time from `go` until 1 / 10 handlers (kube-rt: its store) saw all updates; apply: time the updates took to apply; ev/s: updates / ev 1h; µs/ev: client CPU per event with one handler)",
+        labels.join(", resp. ")
+    );
+    json!({"kind": kind, "floor": floor, "clients": table})
+}
