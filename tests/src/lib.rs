@@ -270,6 +270,26 @@ impl Outage {
         }
     }
 
+    /// How many plain LIST requests (no `watch`) for `resource` (a plural, e.g.
+    /// `configmaps`) the informers made through this link so far: testkit's own request
+    /// count, or the real server's proxy log.
+    pub fn list_requests(&self, cluster: &kube_informers_testkit::Cluster, resource: &str) -> u64 {
+        match (&self.proxy, cluster.testkit()) {
+            (Some(proxy), _) => proxy
+                .requests()
+                .iter()
+                .filter(|line| {
+                    let Some(target) = line.strip_prefix("GET ") else { return false };
+                    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+                    path.ends_with(&format!("/{resource}"))
+                        && !query.split('&').any(|pair| pair.starts_with("watch="))
+                })
+                .count() as u64,
+            (None, Some(testkit)) => testkit.request_count("list", resource),
+            (None, None) => 0,
+        }
+    }
+
     /// Stops the proxy, if any.
     pub async fn shutdown(self) {
         if let Some(proxy) = self.proxy {

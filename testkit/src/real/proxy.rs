@@ -38,6 +38,8 @@ struct State {
     rules: Mutex<Rules>,
     /// Bumped on every cut: connections opened before it end.
     cuts: watch::Sender<u64>,
+    /// Every request forwarded, as `METHOD path?query`, in arrival order.
+    requests: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for State {
@@ -69,6 +71,7 @@ impl FaultProxy {
             upstream,
             rules: Mutex::new(Rules::default()),
             cuts: watch::channel(0).0,
+            requests: Mutex::new(Vec::new()),
         });
         let (stop, tasks) = (CancellationToken::new(), TaskTracker::new());
         tasks.spawn(accept_loop(listener, Arc::clone(&state), stop.clone(), tasks.clone()));
@@ -105,6 +108,12 @@ impl FaultProxy {
     /// the end of the stream. Plain lists and watches pass through.
     pub fn refuse_streaming_lists(&self, on: bool) {
         self.state.rules.lock().refuse_streaming_lists = on;
+    }
+
+    /// Every request the proxy forwarded so far, as `METHOD path?query` (no headers, no
+    /// bodies), in arrival order: what a test asserts the client asked for.
+    pub fn requests(&self) -> Vec<String> {
+        self.state.requests.lock().clone()
     }
 
     /// Stops accepting and ends every connection.
@@ -160,6 +169,8 @@ async fn forward(
         return Ok(watch_progress_disabled());
     }
     let (parts, body) = request.into_parts();
+    let target = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    state.requests.lock().push(format!("{} {target}", parts.method));
     let body = body.collect().await.map_err(std::io::Error::other)?.to_bytes();
     let mut upstream = http::Request::builder()
         .method(parts.method)

@@ -10,6 +10,7 @@ mod dynamic_sync_map;
 mod informer_bookmarks;
 mod informer_late_handler;
 mod informer_missed_deletes;
+mod informer_pagination;
 mod informer_rbac;
 mod informer_shutdown;
 mod informer_streaming;
