@@ -6,9 +6,11 @@
 #   make real-server - build etcd and kube-apiserver from Go modules (make test does it too)
 
 CARGO ?= cargo
+# bash, for PIPESTATUS: the test runs are teed into logs for the closing summary.
+SHELL := /bin/bash
 .PHONY: test test-unit test-doc build-k8s-versions lint fmt bench generate check-generated real-server
 
-test: check-generated real-server client-go test-unit test-doc build-k8s-versions
+test: check-generated real-server client-go test-unit test-doc build-k8s-versions test-summary
 
 # A real control plane (etcd + kube-apiserver at the release realserver/go.mod pins), built
 # from the Go module proxy into a cache folder outside the repo, keyed by the version and a
@@ -53,20 +55,39 @@ nextest:
 # `real_server` (each starts its own etcd and kube-apiserver from `make real-server`).
 TEST_FEATURES := --features kube-informers-testkit/cli,kube-informers-runtime/metrics
 TEST_TARGETS := --workspace $(TEST_FEATURES) --lib --bins --tests --no-fail-fast
+TEST_LOGS := target/test-logs
+# One summary line per server, from the run's log: nextest's own, or cargo test's summed.
+define test_summary
+	@for suite in testkit real; do \
+		label=$$([ $$suite = testkit ] && echo "testkit (unit tests and the testkit suite)" || echo "the real kube-apiserver"); \
+		line=$$(grep -h 'tests run:' $(TEST_LOGS)/$$suite.log 2>/dev/null | tail -1 | sed 's/^ *Summary *\[[^]]*\] *//'); \
+		[ -n "$$line" ] || line=$$(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($$(i+1) ~ /^passed/) p += $$i; if ($$(i+1) ~ /^failed/) f += $$i; if ($$(i+1) ~ /^ignored/) g += $$i } } \
+			END { if (p + f + g) printf "%d tests run: %d passed, %d failed, %d ignored", p + f, p, f, g }' $(TEST_LOGS)/$$suite.log 2>/dev/null); \
+		echo "   $$label: $${line:-no summary (see $(TEST_LOGS)/$$suite.log)}"; \
+	done
+endef
+
 test-unit: nextest
 	$(CARGO) build --workspace $(TEST_FEATURES) --examples --benches
+	@mkdir -p $(TEST_LOGS)
 	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
 		echo "== unit tests and the testkit suite"; \
-		$(CARGO) nextest run $(TEST_TARGETS) -E 'not test(real_server)'; testkit=$$?; \
+		$(CARGO) nextest run $(TEST_TARGETS) -E 'not test(real_server)' 2>&1 | tee $(TEST_LOGS)/testkit.log; testkit=$${PIPESTATUS[0]}; \
 		echo "== the real kube-apiserver suite"; \
-		$(CARGO) nextest run $(TEST_TARGETS) -E 'test(real_server)'; real=$$?; \
+		$(CARGO) nextest run $(TEST_TARGETS) -E 'test(real_server)' 2>&1 | tee $(TEST_LOGS)/real.log; real=$${PIPESTATUS[0]}; \
 	else \
 		echo "== unit tests and the testkit suite"; \
-		$(CARGO) test $(TEST_TARGETS) -- --skip real_server; testkit=$$?; \
+		$(CARGO) test $(TEST_TARGETS) -- --skip real_server 2>&1 | tee $(TEST_LOGS)/testkit.log; testkit=$${PIPESTATUS[0]}; \
 		echo "== the real kube-apiserver suite"; \
-		$(CARGO) test $(TEST_TARGETS) -- real_server; real=$$?; \
+		$(CARGO) test $(TEST_TARGETS) -- real_server 2>&1 | tee $(TEST_LOGS)/real.log; real=$${PIPESTATUS[0]}; \
 	fi; \
-	[ $$testkit -eq 0 ] && [ $$real -eq 0 ]
+	[ $$testkit -eq 0 ] && [ $$real -eq 0 ] || { echo "== make test failed: tests run per server"; $(MAKE) -s test-summary; exit 1; }
+
+# The closing lines of make test: how many tests ran against each server.
+.PHONY: test-summary
+test-summary:
+	@echo "== make test: tests run per server"
+	$(test_summary)
 
 test-doc:
 	$(CARGO) test --workspace $(TEST_FEATURES) --doc
