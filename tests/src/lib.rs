@@ -248,14 +248,21 @@ impl Outage {
         }
     }
 
-    /// Breaks the link until [`end`](Self::end).
-    pub fn begin(&self, cluster: &kube_informers_testkit::Cluster) {
+    /// Breaks the link until [`end`](Self::end); when it returns, no change can reach the
+    /// informers.
+    ///
+    /// On testkit a watch request already past the fault rules when they are set (an
+    /// informer that has just synced and is opening its watch) would still open, so open
+    /// watches are dropped twice, the second time once such a request has had time to land.
+    pub async fn begin(&self, cluster: &kube_informers_testkit::Cluster) {
         if let Some(proxy) = &self.proxy {
             proxy.cut();
         }
         if let Some(testkit) = cluster.testkit() {
             let failure = kube_informers_testkit::InjectedFailure::internal_error();
             testkit.fail_next("watch", "*", 1_000_000, failure);
+            testkit.faults().drop_watches();
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             testkit.faults().drop_watches();
         }
     }
@@ -267,6 +274,22 @@ impl Outage {
         }
         if let Some(testkit) = cluster.testkit() {
             testkit.faults().clear_failures();
+        }
+    }
+
+    /// Ends the informers' watches and answers the next one with 410 `Expired`, as a server
+    /// does whose history has moved past the informer's resourceVersion: the informer must
+    /// relist with a consistent (paginated) list. testkit answers the watch request with a
+    /// 410; the real server's proxy with the ERROR event kube-apiserver's watch cache sends.
+    pub fn expire_next_watch(&self, cluster: &kube_informers_testkit::Cluster) {
+        if let Some(proxy) = &self.proxy {
+            proxy.expire_next_watches(1);
+            proxy.cut();
+            proxy.heal();
+        }
+        if let Some(testkit) = cluster.testkit() {
+            testkit.fail_next("watch", "*", 1, 410);
+            testkit.faults().drop_watches();
         }
     }
 

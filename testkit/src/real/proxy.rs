@@ -31,6 +31,8 @@ struct Rules {
     cut: bool,
     drop_initial_events_end: bool,
     refuse_streaming_lists: bool,
+    /// Plain watches still to answer with a 410 ERROR event.
+    expire_watches: u32,
 }
 
 struct State {
@@ -110,6 +112,13 @@ impl FaultProxy {
         self.state.rules.lock().refuse_streaming_lists = on;
     }
 
+    /// Answers the next `n` plain watches (not streaming lists) as kube-apiserver answers a
+    /// watch from a resourceVersion its watch cache no longer holds: an ERROR event with a
+    /// 410 `Expired` Status, then the end of the stream.
+    pub fn expire_next_watches(&self, n: u32) {
+        self.state.rules.lock().expire_watches = n;
+    }
+
     /// Every request the proxy forwarded so far, as `METHOD path?query` (no headers, no
     /// bodies), in arrival order: what a test asserts the client asked for.
     pub fn requests(&self) -> Vec<String> {
@@ -168,6 +177,13 @@ async fn forward(
     if streaming_list && rules.refuse_streaming_lists {
         return Ok(watch_progress_disabled());
     }
+    if query.contains("watch=") && !streaming_list {
+        let mut rules = state.rules.lock();
+        if rules.expire_watches > 0 {
+            rules.expire_watches -= 1;
+            return Ok(watch_expired());
+        }
+    }
     let (parts, body) = request.into_parts();
     let target = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     state.requests.lock().push(format!("{} {target}", parts.method));
@@ -214,11 +230,21 @@ fn stream_body(data: impl Stream<Item = std::io::Result<Bytes>> + Send + 'static
 }
 
 fn watch_progress_disabled() -> http::Response<ProxyBody> {
+    error_event(WATCH_PROGRESS_DISABLED, "InternalError", 500)
+}
+
+fn watch_expired() -> http::Response<ProxyBody> {
+    error_event("too old resource version: injected by the fault proxy", "Expired", 410)
+}
+
+/// A watch response of one ERROR event carrying a Status, as kube-apiserver's watch cache
+/// answers watches it refuses.
+fn error_event(message: &str, reason: &str, code: u16) -> http::Response<ProxyBody> {
     let event = serde_json::json!({
         "type": "ERROR",
         "object": {
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": WATCH_PROGRESS_DISABLED, "reason": "InternalError", "code": 500,
+            "message": message, "reason": reason, "code": code,
         },
     });
     http::Response::builder()

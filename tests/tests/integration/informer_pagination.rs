@@ -1,9 +1,10 @@
 //! Lists come in pages the way client-go's reflector asks for them (reflector.go `list`
 //! through tools/pager, `WatchListPageSize`): the first list, at resourceVersion "0", is
 //! served whole from the watch cache (kube-apiserver ignores `limit` there, and testkit
-//! does too), while a relist that has to be consistent, after the watch's history expired,
-//! comes in pages of `page_size` joined by continue tokens. On both servers, counting the
-//! informer's own LIST requests through the link it uses.
+//! does too), while the consistent relist that follows a watch answered 410 Expired
+//! (client-go: `isLastSyncResourceVersionUnavailable`, relist at "") comes in pages of
+//! `page_size` joined by continue tokens. On both servers, counting the informer's own LIST
+//! requests through the link it uses.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -20,7 +21,7 @@ const PAGE: u32 = 25;
 const DELETED: usize = 5;
 
 on_both_servers! {
-async fn consistent_relist_after_expired_history_comes_in_pages(server) {
+async fn consistent_relist_after_an_expired_watch_comes_in_pages(server) {
     server.seed(SeedKind::ConfigMaps, "paged", OBJECTS).await.unwrap();
     let outage = Outage::prepare(&server).await;
     let config = ReflectorConfig { page_size: PAGE, ..ReflectorConfig::default() };
@@ -41,31 +42,33 @@ async fn consistent_relist_after_expired_history_comes_in_pages(server) {
         "the first list, at resourceVersion 0, is answered whole despite limit={PAGE}"
     );
 
-    // The informer misses deletes and every version it could resume from.
-    outage.begin(&server);
+    // Changes the watch delivers, then a watch the server refuses as too old.
     let api = Api::<ConfigMap>::namespaced(server.client().unwrap(), "paged");
-    let deleted: Vec<String> = keys.iter().take(DELETED).cloned().collect();
+    let deleted: BTreeSet<String> = keys.iter().take(DELETED).cloned().collect();
     for key in &deleted {
         let name = key.split_once('/').map_or(key.as_str(), |(_, name)| name);
         api.delete(name, &DeleteParams::default()).await.unwrap();
     }
-    server.expire_history().await.unwrap();
-    outage.end(&server);
-
-    let expected: BTreeSet<String> = keys.difference(&deleted.iter().cloned().collect()).cloned().collect();
-    eventually(Duration::from_secs(60), "the relist removes the missed deletes", || {
+    let expected: BTreeSet<String> = keys.difference(&deleted).cloned().collect();
+    eventually(Duration::from_secs(30), "the watch delivers the deletes", || {
         let cache: BTreeSet<String> = informer.get_indexer().list_keys().into_iter().collect();
         let expected = expected.clone();
         async move { cache == expected }
     })
     .await;
+    outage.expire_next_watch(&server);
+
     let pages = (OBJECTS - DELETED).div_ceil(PAGE as usize) as u64;
+    eventually(Duration::from_secs(30), "the informer relists in pages", || {
+        let lists = outage.list_requests(&server, "configmaps");
+        async move { lists > pages }
+    })
+    .await;
+    // Pages may not outnumber what the server holds: each continue token was followed once.
     let relist_requests = outage.list_requests(&server, "configmaps") - 1;
-    assert!(
-        relist_requests >= pages,
-        "the consistent relist of {} objects came in {relist_requests} requests, not {pages}+ pages of {PAGE}",
-        OBJECTS - DELETED
-    );
+    assert_eq!(relist_requests, pages, "{} objects in pages of {PAGE}", OBJECTS - DELETED);
+    let cache: BTreeSet<String> = informer.get_indexer().list_keys().into_iter().collect();
+    assert_eq!(cache, expected, "the relist replaced the cache with the same objects");
     factory.shutdown().await;
     outage.shutdown().await;
     server.shutdown().await;
