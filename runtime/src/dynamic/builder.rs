@@ -21,6 +21,7 @@ use crate::reflector::{ReflectorConfig, TweakListParams};
 /// # #[allow(dead_code)]
 /// # async fn doc(client: kube::Client) {
 /// let factory = DynamicSharedInformerFactory::builder(client)
+///     .name("team-a")
 ///     .default_resync(Duration::from_secs(0))
 ///     .namespace("prod")
 ///     .tweak_list_params(|lp| lp.label_selector = Some("team=a".into()))
@@ -42,6 +43,7 @@ impl<K> DynamicFactoryBuilder<K> {
         Self {
             client,
             options: FactoryOptions {
+                name: None,
                 namespace: None,
                 default_resync: Duration::ZERO,
                 tweak: None,
@@ -60,6 +62,19 @@ impl<K> DynamicFactoryBuilder<K> {
     ) -> Self {
         self.options.namespace = namespace;
         self.options.tweak = tweak;
+        self
+    }
+
+    /// Names every informer of the factory (client-go's informer name,
+    /// `SharedIndexInformerOptions.Identifier`), so that informers of one resource from two
+    /// factories are told apart; see [`SharedIndexInformer::set_name`](crate::SharedIndexInformer::set_name).
+    ///
+    /// An informer is then identified by this name and its resource: the `informer` field
+    /// of its tracing span and the `informer` label of its Prometheus series, beside the
+    /// `resource` label. Pick a few fixed, low-cardinality names (a team, a component),
+    /// never one per object or per request.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.options.name = Some(name.into());
         self
     }
 

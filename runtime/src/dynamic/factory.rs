@@ -30,6 +30,8 @@ pub(crate) type MakeListerWatcher<K> =
     fn(Api<DynamicObject>, Option<TweakListParams>) -> Arc<dyn ListerWatcher<K>>;
 
 pub(crate) struct FactoryOptions<K> {
+    /// The name of every informer of this factory, if any.
+    pub(crate) name: Option<String>,
     pub(crate) namespace: Option<String>,
     pub(crate) default_resync: Duration,
     pub(crate) tweak: Option<TweakListParams>,
@@ -111,6 +113,12 @@ where
         self.inner.options.namespace.as_deref()
     }
 
+    /// The name given to this factory's informers by
+    /// [`DynamicFactoryBuilder::name`](super::DynamicFactoryBuilder::name), if any.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.options.name.as_deref()
+    }
+
     /// The shared informer for `gvr`, created on first use (client-go's `ForResource`).
     /// Every call for the same resource returns the same informer, so there is one watch.
     ///
@@ -184,10 +192,13 @@ where
             SharedIndexInformer::new(lister_watcher, options.default_resync, namespace_indexers());
         // A fresh informer has not started, so these cannot fail.
         let _ = informer.set_reflector_config(options.reflector_config.clone());
+        if let Some(name) = &options.name {
+            let _ = informer.set_name(name.clone());
+        }
         if let Some(transform) = options.transform.clone() {
             let _ = informer.set_transform(move |obj: &mut K| transform(obj));
         }
-        debug!(group = %gvr.group, version = %gvr.version, resource = %gvr.resource, "created dynamic informer");
+        debug!(group = %gvr.group, version = %gvr.version, resource = %gvr.resource, informer = options.name.as_deref(), "created dynamic informer");
         GenericInformer::new(gvr, resolved.api_resource, informer)
     }
 

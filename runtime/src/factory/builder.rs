@@ -26,6 +26,7 @@ pub type MetadataTransform = Arc<dyn Fn(&mut ObjectMeta) + Send + Sync + 'static
 /// # #[allow(dead_code)]
 /// # async fn doc(client: kube::Client) {
 /// let factory: SharedInformerFactory = SharedInformerFactory::builder(client)
+///     .name("team-a")
 ///     .default_resync(Duration::from_secs(0))
 ///     .namespace("prod")
 ///     .tweak_list_params(|lp| lp.label_selector = Some("team=a".into()))
@@ -47,6 +48,7 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
         Self {
             client,
             options: FactoryOptions {
+                name: None,
                 namespace: None,
                 default_resync: Duration::ZERO,
                 custom_resync: HashMap::new(),
@@ -62,6 +64,19 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
     /// The resync period of handlers that don't pick one (zero: never).
     pub fn default_resync(mut self, period: Duration) -> Self {
         self.options.default_resync = period;
+        self
+    }
+
+    /// Names every informer of the factory (client-go's informer name,
+    /// `SharedIndexInformerOptions.Identifier`), so that informers of one type from two
+    /// factories are told apart; see [`SharedIndexInformer::set_name`](crate::SharedIndexInformer::set_name).
+    ///
+    /// An informer is then identified by this name and its resource: the `informer` field
+    /// of its tracing span and the `informer` label of its Prometheus series, beside the
+    /// `resource` label. Pick a few fixed, low-cardinality names (a team, a component),
+    /// never one per object or per request.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.options.name = Some(name.into());
         self
     }
 

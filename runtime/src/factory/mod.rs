@@ -28,6 +28,8 @@ use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
 
 /// What a factory applies to each informer it makes.
 struct FactoryOptions {
+    /// The name of every informer of this factory, if any.
+    name: Option<String>,
     namespace: Option<String>,
     default_resync: Duration,
     custom_resync: HashMap<TypeId, Duration>,
@@ -115,6 +117,12 @@ impl SharedInformerFactory {
         self.inner.options.namespace.as_deref()
     }
 
+    /// The name given to this factory's informers by
+    /// [`SharedInformerFactoryBuilder::name`], if any.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.options.name.as_deref()
+    }
+
     /// The shared informer for `K`, created on first use with the factory's namespace,
     /// list tweak, resync, transform and the namespace index (client-go's `InformerFor`).
     ///
@@ -182,6 +190,9 @@ impl SharedInformerFactory {
         );
         // A fresh informer has not started, so these cannot fail.
         let _ = informer.set_reflector_config(options.reflector_config.clone());
+        if let Some(name) = &options.name {
+            let _ = informer.set_name(name.clone());
+        }
         let strip_after_decode = options.strip_managed_fields && !skips_managed_fields;
         let transform = options.transform.clone();
         if strip_after_decode || transform.is_some() {
@@ -196,7 +207,7 @@ impl SharedInformerFactory {
             });
         }
         let gvr = gvr_of::<K>();
-        debug!(resource = %gvr.resource, "created shared informer");
+        debug!(resource = %gvr.resource, informer = options.name.as_deref(), "created shared informer");
         state.informers.push((type_id, ErasedInformer::new(informer.clone(), gvr)));
         informer
     }

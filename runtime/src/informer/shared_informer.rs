@@ -72,6 +72,7 @@ struct State<K> {
     stopped: bool,
     resync_check_period: Duration,
     default_handler_resync_period: Duration,
+    name: Option<String>,
     transform: Option<Transform<K>>,
     watch_error_handler: Option<WatchErrorHandler>,
     reflector_config: ReflectorConfig,
@@ -105,6 +106,7 @@ where
                     stopped: false,
                     resync_check_period: default_resync,
                     default_handler_resync_period: default_resync,
+                    name: None,
                     transform: None,
                     watch_error_handler: None,
                     reflector_config: ReflectorConfig::default(),
@@ -127,6 +129,29 @@ where
         }
         state.reflector_config = config;
         Ok(())
+    }
+
+    /// Names the informer (client-go's `SharedIndexInformerOptions.Identifier`), so that two
+    /// informers of one type (two factories, two namespaces) are told apart. Fails once the
+    /// informer has started.
+    ///
+    /// The name is the `informer` field of the informer's tracing span, which the spans of
+    /// its reflector sit under, and the `informer` label of its Prometheus series (with the
+    /// `metrics` feature, see [`crate::metrics`]). Choose a few fixed names, such as a team or
+    /// a component: every distinct name is a new set of series. A reflector left with the
+    /// default [`ReflectorConfig::name`] is named `<name>/<resource>`.
+    pub fn set_name(&self, name: impl Into<String>) -> Result<()> {
+        let mut state = self.inner.state.lock();
+        if state.started {
+            return Err(InformerError::AlreadyStarted);
+        }
+        state.name = Some(name.into());
+        Ok(())
+    }
+
+    /// The name given by [`set_name`](Self::set_name), if any.
+    pub fn name(&self) -> Option<String> {
+        self.inner.state.lock().name.clone()
     }
 
     /// Sets a transform that runs on every object before it is stored (client-go's
@@ -350,10 +375,17 @@ where
     /// Lists, watches and notifies handlers until `cancel` fires; returns once every task
     /// and handler thread of this informer has ended. Running an informer twice is a no-op
     /// that returns at once.
-    #[tracing::instrument(name = "informer", skip_all, fields(resource = %self.inner.resource))]
+    #[tracing::instrument(
+        name = "informer",
+        skip_all,
+        fields(resource = %self.inner.resource, informer = tracing::field::Empty)
+    )]
     pub async fn run(&self, cancel: CancellationToken) {
         let controller = {
             let mut state = self.inner.state.lock();
+            if let Some(name) = &state.name {
+                tracing::Span::current().record("informer", name.as_str());
+            }
             if state.started {
                 warn!("informer already started");
                 return;
@@ -365,6 +397,11 @@ where
                 FifoSink::new(queue.clone(), state.transform.clone(), self.inner.synced.clone());
             let mut config = state.reflector_config.clone();
             config.resync_period = state.resync_check_period;
+            if let Some(name) = &state.name
+                && config.name == ReflectorConfig::default().name
+            {
+                config.name = format!("{name}/{}", self.inner.resource);
+            }
             let counted = &self.inner.stats.reflector;
             let mut reflector = Reflector::new(
                 counted.instrument_lister_watcher(Arc::clone(&self.inner.lister_watcher)),
