@@ -19,27 +19,56 @@ use crate::informer::SharedIndexInformer;
 use crate::metrics::InformerStats;
 
 /// Where a collector finds informers at scrape time: each source returns its informers'
-/// stats, labelled by resource.
-type Source = Arc<dyn Fn() -> Vec<(String, InformerStats)> + Send + Sync>;
+/// stats, with the series they belong to.
+type Source = Arc<dyn Fn() -> Vec<(Series, InformerStats)> + Send + Sync>;
+
+/// What tells one informer's series from another's: its resource, and its name if it has
+/// one.
+struct Series {
+    resource: String,
+    informer: Option<String>,
+}
+
+impl Series {
+    fn new(resource: String, informer: Option<&str>) -> Self {
+        let informer = informer.filter(|name| !name.is_empty()).map(str::to_owned);
+        Self { resource, informer }
+    }
+
+    /// The labels of every series of this informer, followed by `extra`.
+    fn labels(&self, extra: &[(&'static str, String)]) -> Labels {
+        let mut labels = vec![("resource", self.resource.clone())];
+        if let Some(name) = &self.informer {
+            labels.push(("informer", name.clone()));
+        }
+        labels.extend(extra.iter().cloned());
+        labels
+    }
+}
 
 /// Exports the [`InformerStats`] of informers as Prometheus metrics, read at scrape time.
 ///
 /// Every metric has a `resource` label: `group/version/resource` (`apps/v1/deployments`,
 /// `v1/pods` for the core group) for factory informers, or the label given to
-/// [`informer`](Self::informer). No label ever holds an object's name or content.
+/// [`informer`](Self::informer). A named informer's series also have an `informer` label
+/// holding its name (a factory's [`name`](crate::SharedInformerFactoryBuilder::name), or
+/// [`SharedIndexInformer::set_name`]), so two informers of one resource are reported
+/// apart; an unnamed informer's series have no `informer` label, exactly as before names
+/// existed (Prometheus treats a missing label as an empty one, so `informer=""` selects
+/// them). No label ever holds an object's name or content.
 ///
 /// | metric | type | labels | what |
 /// |---|---|---|---|
-/// | `informer_list_requests_total` | counter | `resource` | list requests, one per page |
-/// | `informer_list_failures_total` | counter | `resource` | failed list requests |
-/// | `informer_watch_requests_total` | counter | `resource` | watch requests (streaming lists included) |
-/// | `informer_watch_failures_total` | counter | `resource` | watch requests that failed |
-/// | `informer_events_total` | counter | `resource`, `type` | watch events: `added`, `modified`, `deleted`, `bookmark`, `error` |
-/// | `informer_relists_total` | counter | `resource` | complete lists after the first |
-/// | `informer_handler_pending` | gauge | `resource`, `handler` | notifications queued for each handler (`handler`: its [`ListenerId`](crate::ListenerId)) |
-/// | `informer_synced` | gauge | `resource` | 1 once the initial list reached the cache |
-/// | `informer_last_sync_resource_version` | gauge | `resource` | the last synced resourceVersion, when numeric (as on etcd) |
-/// | `informer_sync_duration_seconds` | gauge | `resource` | from start to synced; absent until synced |
+/// | `informer_list_requests_total` | counter | `resource`, `informer` | list requests, one per page |
+/// | `informer_list_failures_total` | counter | `resource`, `informer` | failed list requests |
+/// | `informer_watch_requests_total` | counter | `resource`, `informer` | watch requests (streaming lists included) |
+/// | `informer_watch_failures_total` | counter | `resource`, `informer` | watch requests that failed |
+/// | `informer_events_total` | counter | `resource`, `informer`, `type` | watch events: `added`, `modified`, `deleted`, `bookmark`, `error` |
+/// | `informer_relists_total` | counter | `resource`, `informer` | complete lists after the first |
+/// | `informer_handler_pending` | gauge | `resource`, `informer`, `handler` | notifications queued for each handler (`handler`: its [`ListenerId`](crate::ListenerId)) |
+/// | `informer_synced` | gauge | `resource`, `informer` | 1 once the initial list reached the cache |
+/// | `informer_last_sync_resource_version` | gauge | `resource`, `informer` | the last synced resourceVersion, when numeric (as on etcd) |
+/// | `informer_sync_duration_seconds` | gauge | `resource`, `informer` | from start to synced; absent until synced |
 ///
 /// A factory source reports every informer the factory has started, including those
 /// started after registration. The collector holds the factories and informers it reports
@@ -87,7 +116,10 @@ impl InformerCollector {
                 .informers()
                 .into_iter()
                 .filter(|informer| informer.is_started())
-                .map(|informer| (resource_label(informer.gvr()), informer.stats()))
+                .map(|informer| {
+                    let series = Series::new(resource_label(informer.gvr()), factory.name());
+                    (series, informer.stats())
+                })
                 .collect()
         }));
         self
@@ -112,13 +144,16 @@ impl InformerCollector {
                 .filter_map(|gvr| factory.get(gvr))
                 .map(|generic| (resource_label(generic.gvr()), generic.informer()))
                 .filter(|(_, informer)| informer.is_started())
-                .map(|(resource, informer)| (resource, informer.stats()))
+                .map(|(resource, informer)| {
+                    (Series::new(resource, factory.name()), informer.stats())
+                })
                 .collect()
         }));
         self
     }
 
-    /// Adds one informer, labelled `resource="<resource>"` (e.g. its kind).
+    /// Adds one informer, labelled `resource="<resource>"` (e.g. its kind), and
+    /// `informer="<name>"` if it has a [name](SharedIndexInformer::set_name).
     #[must_use]
     pub fn informer<K>(
         mut self,
@@ -130,7 +165,10 @@ impl InformerCollector {
     {
         let resource = resource.into();
         let informer = informer.clone();
-        self.sources.push(Arc::new(move || vec![(resource.clone(), informer.stats())]));
+        self.sources.push(Arc::new(move || {
+            let series = Series::new(resource.clone(), informer.name().as_deref());
+            vec![(series, informer.stats())]
+        }));
         self
     }
 
@@ -160,10 +198,10 @@ type Labels = Vec<(&'static str, String)>;
 
 impl Collector for InformerCollector {
     fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> fmt::Result {
-        let informers: Vec<(String, InformerStats)> =
+        let informers: Vec<(Series, InformerStats)> =
             self.sources.iter().flat_map(|source| source()).collect();
         let by_resource = |value: fn(&InformerStats) -> u64| {
-            informers.iter().map(move |(resource, stats)| (resource_labels(resource), value(stats)))
+            informers.iter().map(move |(series, stats)| (series.labels(&[]), value(stats)))
         };
 
         counter(
@@ -194,7 +232,7 @@ impl Collector for InformerCollector {
             &mut encoder,
             "informer_events",
             "Watch events received, by type.",
-            informers.iter().flat_map(|(resource, stats)| {
+            informers.iter().flat_map(|(series, stats)| {
                 let events = stats.reflector.events;
                 [
                     ("added", events.added),
@@ -203,9 +241,7 @@ impl Collector for InformerCollector {
                     ("bookmark", events.bookmarks),
                     ("error", events.errors),
                 ]
-                .map(|(kind, count)| {
-                    (vec![("resource", resource.clone()), ("type", kind.to_owned())], count)
-                })
+                .map(|(kind, count)| (series.labels(&[("type", kind.to_owned())]), count))
             }),
         )?;
         counter(
@@ -219,11 +255,9 @@ impl Collector for InformerCollector {
             "informer_handler_pending",
             "Notifications queued for a handler and not yet handled.",
             None,
-            informers.iter().flat_map(|(resource, stats)| {
+            informers.iter().flat_map(|(series, stats)| {
                 stats.handler_pending.iter().map(move |(handler, pending)| {
-                    let labels =
-                        vec![("resource", resource.clone()), ("handler", handler.to_string())];
-                    (labels, *pending)
+                    (series.labels(&[("handler", handler.to_string())]), *pending)
                 })
             }),
         )?;
@@ -234,16 +268,16 @@ impl Collector for InformerCollector {
             None,
             informers
                 .iter()
-                .map(|(resource, stats)| (resource_labels(resource), u32::from(stats.has_synced))),
+                .map(|(series, stats)| (series.labels(&[]), u32::from(stats.has_synced))),
         )?;
         gauge(
             &mut encoder,
             "informer_last_sync_resource_version",
             "The resourceVersion of the last list, event or bookmark applied, when numeric.",
             None,
-            informers.iter().filter_map(|(resource, stats)| {
+            informers.iter().filter_map(|(series, stats)| {
                 let version = stats.last_sync_resource_version.parse::<u64>().ok()?;
-                Some((resource_labels(resource), version))
+                Some((series.labels(&[]), version))
             }),
         )?;
         gauge(
@@ -251,16 +285,12 @@ impl Collector for InformerCollector {
             "informer_sync_duration",
             "Seconds from the informer's start to its initial list reaching the cache.",
             Some(&Unit::Seconds),
-            informers.iter().filter_map(|(resource, stats)| {
-                Some((resource_labels(resource), stats.sync_duration?.as_secs_f64()))
+            informers.iter().filter_map(|(series, stats)| {
+                Some((series.labels(&[]), stats.sync_duration?.as_secs_f64()))
             }),
         )?;
         Ok(())
     }
-}
-
-fn resource_labels(resource: &str) -> Labels {
-    vec![("resource", resource.to_owned())]
 }
 
 fn counter<V: EncodeCounterValue>(
