@@ -1,127 +1,75 @@
-//! Command-line flags: `--duration 20s`, `--pods N`, `--deployments M`.
+//! Command-line flags: `--duration 20s`, `--pods N`, `--deployments M` (parsed by clap).
 
 use std::time::Duration;
 
-/// What a bad command line says.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub(crate) enum ArgsError {
-    /// A flag this program does not know.
-    #[error("unknown flag `{0}` (flags: --duration 20s|2m|500ms, --pods N, --deployments M)")]
-    UnknownFlag(String),
-    /// A flag without its value.
-    #[error("flag `{0}` needs a value")]
-    MissingValue(String),
-    /// A value that does not parse.
-    #[error("invalid value `{value}` for `{flag}`")]
-    InvalidValue {
-        /// The flag.
-        flag: String,
-        /// What was given.
-        value: String,
-    },
-}
+use clap::Parser;
 
-/// The demo's options.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A live terminal view of kube-informers syncing and following the cluster KUBECONFIG names
+/// or, when none answers within 3 s, the built-in test API server, seeded and churned.
+#[derive(Debug, Clone, PartialEq, Eq, Parser)]
+#[command(name = "kube-informers-demo", version)]
 pub(crate) struct Args {
-    /// Stop after this long; `None` runs until Ctrl-C.
+    /// Stops after this long (500ms, 20s, 1m30s, 2h; a bare number is seconds); without it
+    /// the demo runs until Ctrl-C.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub(crate) duration: Option<Duration>,
-    /// Pods to seed into the built-in server.
+    /// Pods to seed into the built-in server (ignored with a cluster).
+    #[arg(long, value_name = "N", default_value_t = 5_000)]
     pub(crate) pods: usize,
-    /// Deployments to seed into the built-in server.
+    /// Deployments to seed into the built-in server (ignored with a cluster).
+    #[arg(long, value_name = "M", default_value_t = 500)]
     pub(crate) deployments: usize,
 }
 
-impl Default for Args {
-    fn default() -> Self {
-        Self { duration: None, pods: 5_000, deployments: 500 }
+/// Parses a humantime duration (`500ms`, `20s`, `1m30s`, `2h`) or a bare number of seconds.
+fn parse_duration(text: &str) -> Result<Duration, humantime::DurationError> {
+    match text.trim().parse::<u64>() {
+        Ok(seconds) => Ok(Duration::from_secs(seconds)),
+        Err(_) => humantime::parse_duration(text),
     }
-}
-
-impl Args {
-    /// Parses flags (without the program name); accepts `--flag value` and `--flag=value`.
-    pub(crate) fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, ArgsError> {
-        let mut parsed = Args::default();
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let (flag, inline) = match arg.split_once('=') {
-                Some((flag, value)) => (flag.to_string(), Some(value.to_string())),
-                None => (arg.clone(), None),
-            };
-            if !matches!(flag.as_str(), "--duration" | "--pods" | "--deployments") {
-                return Err(ArgsError::UnknownFlag(arg));
-            }
-            let value = match inline.or_else(|| args.next()) {
-                Some(value) => value,
-                None => return Err(ArgsError::MissingValue(flag)),
-            };
-            let invalid = || ArgsError::InvalidValue { flag: flag.clone(), value: value.clone() };
-            match flag.as_str() {
-                "--duration" => parsed.duration = Some(parse_duration(&value).ok_or_else(invalid)?),
-                "--pods" => parsed.pods = value.parse().map_err(|_| invalid())?,
-                _ => parsed.deployments = value.parse().map_err(|_| invalid())?,
-            }
-        }
-        Ok(parsed)
-    }
-}
-
-/// Parses `500ms`, `20s`, `2m`, `1h` or a bare number of seconds.
-pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: u64 = number.parse().ok()?;
-    let millis = match unit {
-        "ms" => number,
-        "" | "s" => number.checked_mul(1_000)?,
-        "m" => number.checked_mul(60_000)?,
-        "h" => number.checked_mul(3_600_000)?,
-        _ => return None,
-    };
-    Some(Duration::from_millis(millis))
 }
 
 #[cfg(test)]
 mod tests {
+    use clap::error::ErrorKind;
+
     use super::*;
 
-    fn strings(args: &[&str]) -> Vec<String> {
-        args.iter().map(|s| s.to_string()).collect()
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("kube-informers-demo").chain(args.iter().copied()))
     }
 
     #[test]
-    fn durations_parse_with_units() {
-        assert_eq!(parse_duration("20s"), Some(Duration::from_secs(20)));
-        assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
-        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
-        assert_eq!(parse_duration("7"), Some(Duration::from_secs(7)));
-        assert_eq!(parse_duration("1h"), Some(Duration::from_secs(3600)));
-        assert_eq!(parse_duration("2x"), None);
-        assert_eq!(parse_duration("s"), None);
+    fn defaults_seed_5000_pods_and_500_deployments_and_run_until_ctrl_c() {
+        let args = parse(&[]).unwrap();
+        assert_eq!(args, Args { duration: None, pods: 5_000, deployments: 500 });
+    }
+
+    #[test]
+    fn durations_take_humantime_units_or_bare_seconds() {
+        let duration = |text: &str| parse(&["--duration", text]).unwrap().duration;
+        assert_eq!(duration("20s"), Some(Duration::from_secs(20)));
+        assert_eq!(duration("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(duration("1m30s"), Some(Duration::from_secs(90)));
+        assert_eq!(duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(duration("1h"), Some(Duration::from_secs(3600)));
+        assert_eq!(duration("7"), Some(Duration::from_secs(7)));
     }
 
     #[test]
     fn flags_parse_in_both_forms() {
-        let args =
-            Args::parse(strings(&["--duration", "3s", "--pods=40", "--deployments", "4"])).unwrap();
+        let args = parse(&["--duration", "3s", "--pods=40", "--deployments", "4"]).unwrap();
         assert_eq!(args, Args { duration: Some(Duration::from_secs(3)), pods: 40, deployments: 4 });
-        assert_eq!(Args::parse(Vec::new()).unwrap(), Args::default());
     }
 
     #[test]
-    fn bad_flags_are_errors() {
-        assert_eq!(
-            Args::parse(strings(&["--verbose"])),
-            Err(ArgsError::UnknownFlag("--verbose".into()))
-        );
-        assert_eq!(
-            Args::parse(strings(&["--pods"])),
-            Err(ArgsError::MissingValue("--pods".into()))
-        );
-        assert!(matches!(
-            Args::parse(strings(&["--duration", "soon"])),
-            Err(ArgsError::InvalidValue { .. })
-        ));
+    fn bad_flags_are_usage_errors() {
+        let kind = |args: &[&str]| parse(args).unwrap_err().kind();
+        assert_eq!(kind(&["--verbose"]), ErrorKind::UnknownArgument);
+        assert_eq!(kind(&["--pods"]), ErrorKind::InvalidValue);
+        assert_eq!(kind(&["--pods", "many"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--duration", "soon"]), ErrorKind::ValueValidation);
+        assert_eq!(kind(&["--duration", "2x"]), ErrorKind::ValueValidation);
+        assert_eq!(parse(&["--pods", "x"]).unwrap_err().exit_code(), 2);
     }
 }

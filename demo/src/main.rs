@@ -2,8 +2,9 @@
 //! a reachable one) or the built-in test API server seeded with Pods and Deployments plus a
 //! churn generator, drawn as a live terminal view once a second.
 //!
-//! Flags: `--duration 20s` (also `500ms`, `2m`; default: until Ctrl-C), `--pods N` and
-//! `--deployments M` (what to seed into the built-in server; default 5000 and 500).
+//! Flags (see `--help`): `--duration 20s` (also `500ms`, `1m30s`, `2h`; default: until
+//! Ctrl-C), `--pods N` and `--deployments M` (what to seed into the built-in server; default
+//! 5000 and 500).
 
 mod args;
 mod churn;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
@@ -34,13 +36,8 @@ use crate::view::{InformerRow, Snapshot};
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 fn main() -> ExitCode {
-    let args = match Args::parse(std::env::args().skip(1)) {
-        Ok(args) => args,
-        Err(err) => {
-            eprintln!("kube-informers-demo: {err}");
-            return ExitCode::from(2);
-        }
-    };
+    // A bad command line prints clap's error and exits with 2; --help and --version exit 0.
+    let args = Args::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
