@@ -4,8 +4,10 @@
 //! ```text
 //! kube-informers-testkit serve [--addr 127.0.0.1:0] [--seed pods=10000]... [--seed-namespace default]
 //!                              [--kubeconfig PATH] [--token TOKEN | --no-auth]
-//!                              [--bookmark-interval-ms 60000] [--history 10000]
+//!                              [--bookmark-interval 1m | --bookmark-interval-ms 60000] [--history 10000]
 //! ```
+//!
+//! Flags are parsed by clap (`--help` lists them); durations take humantime units.
 //!
 //! Besides the Kubernetes API, the server answers one admin route for benchmark drivers
 //! (bearer token required like every request):
@@ -18,90 +20,94 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use clap::{Args, Parser, Subcommand};
 use kube_informers_testkit::{SeedKind, TestApiServer};
 
-const USAGE: &str = "usage: kube-informers-testkit serve [--addr 127.0.0.1:0] [--seed KIND=COUNT]... \
-[--seed-namespace NS] [--kubeconfig PATH] [--token TOKEN | --no-auth] [--bookmark-interval-ms MS] [--history N]
-KIND is pods, configmaps or deployments.";
+/// The in-memory Kubernetes API server of kube-informers-testkit, run as a process.
+#[derive(Debug, Parser)]
+#[command(name = "kube-informers-testkit", version, subcommand_required = true)]
+#[command(arg_required_else_help = true)]
+struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    command: Command,
+}
 
-/// Parsed command line of `serve`.
-#[derive(Debug)]
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serves the API until SIGINT or SIGTERM, printing its URL, kubeconfig path and token.
+    Serve(ServeArgs),
+}
+
+/// The flags of `serve`.
+#[derive(Debug, Args)]
 struct ServeArgs {
+    /// The address to listen on; port 0 picks a free port.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:0")]
     addr: SocketAddr,
+    /// Seeds COUNT objects of KIND (pods, configmaps or deployments); repeatable.
+    #[arg(long = "seed", value_name = "KIND=COUNT", value_parser = parse_seed)]
     seeds: Vec<(SeedKind, usize)>,
+    /// The namespace the seeded objects go into.
+    #[arg(long, value_name = "NS", default_value = "default")]
     seed_namespace: String,
+    /// Writes the kubeconfig here (default: a temporary file, printed at start).
+    #[arg(long, value_name = "PATH")]
     kubeconfig: Option<PathBuf>,
+    /// The bearer token every request must carry (default: a random one, printed at start).
+    #[arg(long, value_name = "TOKEN", conflicts_with = "no_auth")]
     token: Option<String>,
+    /// Accepts requests without a bearer token (kubectl sends none over plain HTTP).
+    #[arg(long)]
+    no_auth: bool,
+    /// Sends watch bookmarks this often (500ms, 1m30s; default: the server's own, 1m).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    #[arg(conflicts_with = "bookmark_interval_ms")]
     bookmark_interval: Option<Duration>,
+    /// The same as --bookmark-interval, in milliseconds.
+    #[arg(long, value_name = "MS")]
+    bookmark_interval_ms: Option<u64>,
+    /// Watch events kept for resuming watches (default: the server's own, 10000).
+    #[arg(long, value_name = "N")]
     history: Option<usize>,
+}
+
+impl ServeArgs {
+    /// The bearer token to require: none with `--no-auth`, else `--token` or a random one.
+    fn token(&self) -> Option<String> {
+        match (&self.token, self.no_auth) {
+            (_, true) => None,
+            (Some(token), false) => Some(token.clone()),
+            (None, false) => Some(random_token()),
+        }
+    }
+
+    /// The bookmark interval from either flag.
+    fn bookmark_interval(&self) -> Option<Duration> {
+        self.bookmark_interval.or(self.bookmark_interval_ms.map(Duration::from_millis))
+    }
 }
 
 fn random_token() -> String {
     (0..4).map(|_| format!("{:08x}", rand::random::<u32>())).collect()
 }
 
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<ServeArgs, String> {
-    match args.next().as_deref() {
-        Some("serve") => {}
-        Some("--help" | "-h" | "help") | None => return Err(USAGE.to_string()),
-        Some(other) => return Err(format!("unknown command {other:?}\n{USAGE}")),
-    }
-    let mut parsed = ServeArgs {
-        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        seeds: Vec::new(),
-        seed_namespace: "default".into(),
-        kubeconfig: None,
-        token: Some(random_token()),
-        bookmark_interval: None,
-        history: None,
-    };
-    while let Some(flag) = args.next() {
-        let (flag, inline) = match flag.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (flag, None),
-        };
-        let mut value = |name: &str| {
-            inline.clone().or_else(|| args.next()).ok_or(format!("{name} needs a value"))
-        };
-        match flag.as_str() {
-            "--addr" => {
-                parsed.addr = value("--addr")?.parse().map_err(|e| format!("--addr: {e}"))?
-            }
-            "--seed" => {
-                let spec = value("--seed")?;
-                let (kind, count) =
-                    spec.split_once('=').ok_or(format!("--seed {spec:?}: expected KIND=COUNT"))?;
-                let kind = SeedKind::parse(kind).ok_or(format!("--seed: unknown kind {kind:?}"))?;
-                let count = count.parse().map_err(|e| format!("--seed count: {e}"))?;
-                parsed.seeds.push((kind, count));
-            }
-            "--seed-namespace" => parsed.seed_namespace = value("--seed-namespace")?,
-            "--kubeconfig" => parsed.kubeconfig = Some(PathBuf::from(value("--kubeconfig")?)),
-            "--token" => parsed.token = Some(value("--token")?),
-            "--no-auth" => parsed.token = None,
-            "--bookmark-interval-ms" => {
-                let ms: u64 = value("--bookmark-interval-ms")?
-                    .parse()
-                    .map_err(|e| format!("--bookmark-interval-ms: {e}"))?;
-                parsed.bookmark_interval = Some(Duration::from_millis(ms));
-            }
-            "--history" => {
-                parsed.history =
-                    Some(value("--history")?.parse().map_err(|e| format!("--history: {e}"))?);
-            }
-            "--help" | "-h" => return Err(USAGE.to_string()),
-            other => return Err(format!("unknown flag {other:?}\n{USAGE}")),
-        }
-    }
-    Ok(parsed)
+/// Parses `--seed KIND=COUNT`.
+fn parse_seed(spec: &str) -> Result<(SeedKind, usize), String> {
+    let (kind, count) = spec.split_once('=').ok_or("expected KIND=COUNT, e.g. pods=100")?;
+    let kind = SeedKind::parse(kind)
+        .ok_or(format!("unknown kind {kind:?} (pods, configmaps or deployments)"))?;
+    let count = count.parse().map_err(|e| format!("count {count:?}: {e}"))?;
+    Ok((kind, count))
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = TestApiServer::builder().addr(args.addr);
-    if let Some(token) = &args.token {
-        builder = builder.bearer_token(token.clone());
+    if let Some(token) = args.token() {
+        builder = builder.bearer_token(token);
     }
-    if let Some(interval) = args.bookmark_interval {
+    if let Some(interval) = args.bookmark_interval() {
         builder = builder.bookmark_interval(interval);
     }
     if let Some(history) = args.history {
@@ -152,13 +158,8 @@ async fn wait_for_signal() {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
-    };
+    // A bad command line prints clap's error and exits with 2; --help and --version exit 0.
+    let Command::Serve(args) = Cli::parse().command;
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -177,10 +178,19 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use clap::error::ErrorKind;
+
     use super::*;
 
-    fn parse(args: &[&str]) -> Result<ServeArgs, String> {
-        parse_args(args.iter().map(|s| s.to_string()))
+    fn parse(args: &[&str]) -> Result<ServeArgs, clap::Error> {
+        let argv = std::iter::once("kube-informers-testkit").chain(args.iter().copied());
+        Cli::try_parse_from(argv).map(|cli| match cli.command {
+            Command::Serve(args) => args,
+        })
+    }
+
+    fn error(args: &[&str]) -> ErrorKind {
+        parse(args).expect_err("rejected").kind()
     }
 
     #[test]
@@ -195,15 +205,53 @@ mod tests {
             "--no-auth",
             "--kubeconfig",
             "/tmp/k",
+            "--history",
+            "200000",
         ])
         .expect("valid");
         assert_eq!(args.addr.port(), 8080);
         assert_eq!(args.seeds, vec![(SeedKind::Pods, 10), (SeedKind::ConfigMaps, 2)]);
-        assert!(args.token.is_none());
+        assert!(args.token().is_none());
         assert_eq!(args.kubeconfig, Some(PathBuf::from("/tmp/k")));
-        assert!(parse(&["serve"]).expect("defaults").token.is_some_and(|t| t.len() == 32));
-        assert!(parse(&["serve", "--seed", "widgets=1"]).is_err());
-        assert!(parse(&["serve", "--bogus"]).is_err());
-        assert!(parse(&[]).is_err());
+        assert_eq!(args.history, Some(200_000));
+    }
+
+    #[test]
+    fn serve_defaults_to_a_random_token_on_a_free_local_port() {
+        let args = parse(&["serve"]).expect("defaults");
+        assert_eq!(args.addr, SocketAddr::from(([127, 0, 0, 1], 0)));
+        assert_eq!(args.seed_namespace, "default");
+        assert!(args.seeds.is_empty() && args.kubeconfig.is_none() && args.history.is_none());
+        assert!(args.bookmark_interval().is_none());
+        assert!(args.token().is_some_and(|t| t.len() == 32));
+        let given = parse(&["serve", "--token", "secret"]).expect("token");
+        assert_eq!(given.token().as_deref(), Some("secret"));
+    }
+
+    #[test]
+    fn bookmark_interval_takes_a_duration_or_milliseconds() {
+        let interval = |args: &[&str]| parse(args).expect("valid").bookmark_interval();
+        assert_eq!(
+            interval(&["serve", "--bookmark-interval", "1m30s"]),
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(
+            interval(&["serve", "--bookmark-interval-ms", "200"]),
+            Some(Duration::from_millis(200))
+        );
+    }
+
+    #[test]
+    fn bad_command_lines_are_usage_errors() {
+        assert_eq!(error(&["serve", "--seed", "widgets=1"]), ErrorKind::ValueValidation);
+        assert_eq!(error(&["serve", "--seed", "pods"]), ErrorKind::ValueValidation);
+        assert_eq!(error(&["serve", "--seed", "pods=-1"]), ErrorKind::ValueValidation);
+        assert_eq!(error(&["serve", "--addr", "nowhere"]), ErrorKind::ValueValidation);
+        assert_eq!(error(&["serve", "--bookmark-interval", "soon"]), ErrorKind::ValueValidation);
+        assert_eq!(error(&["serve", "--token", "t", "--no-auth"]), ErrorKind::ArgumentConflict);
+        assert_eq!(error(&["serve", "--bogus"]), ErrorKind::UnknownArgument);
+        assert_eq!(error(&["launch"]), ErrorKind::InvalidSubcommand);
+        assert_eq!(error(&[]), ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand);
+        assert_eq!(parse(&["serve", "--history", "x"]).expect_err("bad").exit_code(), 2);
     }
 }
