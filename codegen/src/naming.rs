@@ -5,6 +5,9 @@
 //! `Endpoints` -> `Endpoints`) and uses the first DNS label of the group as the group's name.
 //! Pluralizing the snake-cased kind rather than the kind itself keeps acronyms whole:
 //! `ServiceCIDR` -> `service_cidrs`, where `ServiceCIDRs` would snake-case to `service_cid_rs`.
+//! The docs name client-go's own accessor too, which informer-gen derives from the Go type
+//! name: [`client_go_resource_accessor`] pluralizes the kind itself, so it keeps Kubernetes'
+//! acronyms upper case (`ServiceCIDRs()`, not `ServiceCidrs()`).
 
 use heck::ToSnakeCase;
 
@@ -43,7 +46,19 @@ pub fn resource_accessor(kind: &str) -> String {
     pluralize(&snake)
 }
 
-/// gengo's `pluralNamer` rules, applied to a lowercase word.
+/// The resource accessor client-go's informer-gen generates: the plural of the Go type
+/// name, which is the kind (`CSIDriver` -> `CSIDrivers`, `ServiceCIDR` -> `ServiceCIDRs`,
+/// `Endpoints` -> `Endpoints`). Upper-camel-casing [`resource_accessor`] instead would lose
+/// the acronyms (`CsiDrivers`), naming a method client-go does not have.
+pub fn client_go_resource_accessor(kind: &str) -> String {
+    if PLURAL_EXCEPTIONS.contains(&kind) {
+        return kind.to_owned();
+    }
+    pluralize(kind)
+}
+
+/// gengo's `pluralNamer` rules. They are case-sensitive, as gengo's are: a Go type name
+/// ending in an acronym (`ServiceCIDR`) just takes an `s`.
 pub fn pluralize(singular: &str) -> String {
     let chars: Vec<char> = singular.chars().collect();
     let [.., before_last, last] = chars.as_slice() else {
@@ -63,8 +78,9 @@ pub fn pluralize(singular: &str) -> String {
     }
 }
 
+/// gengo's `isConsonant`: anything but a lowercase vowel.
 fn is_consonant(c: char) -> bool {
-    c.is_ascii_alphabetic() && !matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u')
+    !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
 }
 
 /// Whether a resource accessor spells the server's plural (`URL_PATH_SEGMENT`): equal once
@@ -131,6 +147,31 @@ mod tests {
         ];
         for (kind, accessor) in cases {
             assert_eq!(resource_accessor(kind), accessor, "kind {kind}");
+        }
+    }
+
+    #[test]
+    fn client_go_accessor_keeps_the_go_acronyms() {
+        // client-go: informers/storage/v1/interface.go CSIDrivers(), CSINodes(),
+        // CSIStorageCapacities(); networking/v1 IPAddresses(), ServiceCIDRs(); the
+        // aggregator's apiregistration/v1 APIServices().
+        let cases = [
+            ("CSIDriver", "CSIDrivers"),
+            ("CSINode", "CSINodes"),
+            ("CSIStorageCapacity", "CSIStorageCapacities"),
+            ("IPAddress", "IPAddresses"),
+            ("ServiceCIDR", "ServiceCIDRs"),
+            ("APIService", "APIServices"),
+            ("CustomResourceDefinition", "CustomResourceDefinitions"),
+            ("MutatingWebhookConfiguration", "MutatingWebhookConfigurations"),
+            ("PodCertificateRequest", "PodCertificateRequests"),
+            ("Deployment", "Deployments"),
+            ("Ingress", "Ingresses"),
+            ("NetworkPolicy", "NetworkPolicies"),
+            ("Endpoints", "Endpoints"),
+        ];
+        for (kind, accessor) in cases {
+            assert_eq!(client_go_resource_accessor(kind), accessor, "kind {kind}");
         }
     }
 

@@ -118,6 +118,8 @@ pub struct ResourcePlan {
     pub resource: ApiResource,
     /// The version and namespace-lister accessor, such as `network_policies`.
     pub accessor: String,
+    /// client-go's accessor for the docs, such as `NetworkPolicies` or `CSIDrivers`.
+    pub client_go_accessor: String,
     /// The file and module name, such as `network_policy`.
     pub module: String,
     /// `XxxInformer`.
@@ -247,6 +249,7 @@ fn plan_resource(resource: &ApiResource) -> Result<ResourcePlan> {
     Ok(ResourcePlan {
         resource: resource.clone(),
         accessor,
+        client_go_accessor: naming::client_go_resource_accessor(&resource.kind),
         module,
         informer_type: format!("{}Informer", resource.kind),
         lister_type: format!("{}Lister", resource.kind),
@@ -365,6 +368,7 @@ mod tests {
             ]
         );
         let (_, _, policy) = plan.resources().last().unwrap();
+        assert_eq!(policy.client_go_accessor, "NetworkPolicies");
         assert_eq!(policy.informer_type, "NetworkPolicyInformer");
         assert_eq!(policy.lister_type, "NetworkPolicyLister");
         assert_eq!(policy.namespace_lister_type, "NetworkPolicyNamespaceLister");

@@ -29,8 +29,7 @@ pub(super) fn emit(group: &GroupPlan, version: &VersionPlan) -> Result<Generated
         let accessor = format_ident!("{}", resource.accessor);
         let accessor_doc = doc(&format!(
             "The informer of `{}` (client-go: `{}()`).",
-            resource.resource.plural,
-            heck::ToUpperCamelCase::to_upper_camel_case(resource.accessor.as_str()),
+            resource.resource.plural, resource.client_go_accessor,
         ));
         accessors.push(gated(
             &gating,

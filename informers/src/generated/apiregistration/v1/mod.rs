@@ -12,7 +12,7 @@ impl Version {
     pub(crate) fn new(factory: crate::SharedInformerFactory) -> Self {
         Self { factory }
     }
-    /// The informer of `apiservices` (client-go: `ApiServices()`).
+    /// The informer of `apiservices` (client-go: `APIServices()`).
     pub fn api_services(&self) -> APIServiceInformer {
         APIServiceInformer::new(self.factory.clone())
     }

@@ -22,7 +22,7 @@ impl Version {
     pub(crate) fn new(factory: crate::SharedInformerFactory) -> Self {
         Self { factory }
     }
-    /// The informer of `ipaddresses` (client-go: `IpAddresses()`).
+    /// The informer of `ipaddresses` (client-go: `IPAddresses()`).
     pub fn ip_addresses(&self) -> IPAddressInformer {
         IPAddressInformer::new(self.factory.clone())
     }
@@ -38,7 +38,7 @@ impl Version {
     pub fn network_policies(&self) -> NetworkPolicyInformer {
         NetworkPolicyInformer::new(self.factory.clone())
     }
-    /// The informer of `servicecidrs` (client-go: `ServiceCidrs()`).
+    /// The informer of `servicecidrs` (client-go: `ServiceCIDRs()`).
     pub fn service_cidrs(&self) -> ServiceCIDRInformer {
         ServiceCIDRInformer::new(self.factory.clone())
     }

@@ -14,11 +14,11 @@ impl Version {
     pub(crate) fn new(factory: crate::SharedInformerFactory) -> Self {
         Self { factory }
     }
-    /// The informer of `ipaddresses` (client-go: `IpAddresses()`).
+    /// The informer of `ipaddresses` (client-go: `IPAddresses()`).
     pub fn ip_addresses(&self) -> IPAddressInformer {
         IPAddressInformer::new(self.factory.clone())
     }
-    /// The informer of `servicecidrs` (client-go: `ServiceCidrs()`).
+    /// The informer of `servicecidrs` (client-go: `ServiceCIDRs()`).
     pub fn service_cidrs(&self) -> ServiceCIDRInformer {
         ServiceCIDRInformer::new(self.factory.clone())
     }

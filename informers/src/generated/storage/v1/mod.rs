@@ -29,15 +29,15 @@ impl Version {
     pub(crate) fn new(factory: crate::SharedInformerFactory) -> Self {
         Self { factory }
     }
-    /// The informer of `csidrivers` (client-go: `CsiDrivers()`).
+    /// The informer of `csidrivers` (client-go: `CSIDrivers()`).
     pub fn csi_drivers(&self) -> CSIDriverInformer {
         CSIDriverInformer::new(self.factory.clone())
     }
-    /// The informer of `csinodes` (client-go: `CsiNodes()`).
+    /// The informer of `csinodes` (client-go: `CSINodes()`).
     pub fn csi_nodes(&self) -> CSINodeInformer {
         CSINodeInformer::new(self.factory.clone())
     }
-    /// The informer of `csistoragecapacities` (client-go: `CsiStorageCapacities()`).
+    /// The informer of `csistoragecapacities` (client-go: `CSIStorageCapacities()`).
     pub fn csi_storage_capacities(&self) -> CSIStorageCapacityInformer {
         CSIStorageCapacityInformer::new(self.factory.clone())
     }
