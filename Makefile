@@ -31,13 +31,21 @@ $(REAL_SERVER_BIN)/kube-apiserver:
 	rm -rf $(REAL_SERVER_BIN) && mv $(REAL_SERVER_BIN).partial $(REAL_SERVER_BIN)
 	ln -sfn $(REAL_SERVER_BIN) $(REAL_SERVER_CACHE)/current
 
-# The typed informers compile under the oldest and the newest Kubernetes version k8s-openapi
-# ships; resources a version lacks are absent, never broken.
+# The typed informers compile under every Kubernetes version k8s-openapi ships, one check per
+# version feature (`v1_33`, ...), read from the locked k8s-openapi's features so a new release
+# is checked without editing this list; resources a version lacks are absent, never broken.
+# Every version, not just `earliest` and `latest`: a resource of a middle version only
+# (scheduling/v1alpha2 in 1.36, say) is compiled by no other.
 # `check` type-checks without code generation: a second full build of k8s-openapi would double
 # CI's time and disk for no extra assurance.
+K8S_VERSIONS = $(shell $(CARGO) metadata --format-version 1 2>/dev/null \
+	| grep -o '"v1_[0-9]*":\[\]' | sed 's/"\(v1_[0-9]*\)".*/\1/' | sort -u -t_ -k2n)
 build-k8s-versions:
-	$(CARGO) check -p kube-informers --features k8s-openapi/earliest
-	$(CARGO) check -p kube-informers --features k8s-openapi/latest
+	@versions="$(K8S_VERSIONS)"; [ -n "$$versions" ] || { echo "no k8s-openapi version features found"; exit 1; }; \
+	for version in $$versions; do \
+		echo "$(CARGO) check -p kube-informers --features k8s-openapi/$$version"; \
+		$(CARGO) check -p kube-informers --features k8s-openapi/$$version || exit 1; \
+	done
 
 # nextest runs each test in its own process (a real-server test that dies takes only its own
 # etcd and apiserver with it) and does not hold the build lock while tests run. It is installed
