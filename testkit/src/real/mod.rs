@@ -1,9 +1,9 @@
 //! A real control plane for tests: etcd and kube-apiserver as child processes on loopback,
 //! controller-runtime's envtest for Rust.
 //!
-//! [`RealApiServer`] is the fidelity half of the testkit: where [`TestApiServer`]
-//! (crate::TestApiServer) is fast and injects faults, this is the upstream server itself, so
-//! what a test sees here is what a cluster does. The binaries come from `make real-server`
+//! [`RealApiServer`] is the fidelity half of the testkit: where
+//! [`TestApiServer`](crate::TestApiServer) is fast and injects faults, this is the upstream
+//! server itself, so what a test sees here is what a cluster does. The binaries come from `make real-server`
 //! (built from Go modules into a cache folder), or from `KUBEBUILDER_ASSETS` when set, so
 //! users who already have envtest's binaries need no Go.
 //!
