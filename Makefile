@@ -8,9 +8,9 @@
 CARGO ?= cargo
 # bash, for PIPESTATUS: the test runs are teed into logs for the closing summary.
 SHELL := /bin/bash
-.PHONY: test test-unit test-doc build-k8s-versions lint fmt bench generate check-generated real-server
+.PHONY: test test-unit test-doc build-k8s-versions package-check lint fmt bench generate check-generated real-server
 
-test: check-generated real-server client-go test-unit test-doc build-k8s-versions test-summary
+test: check-generated real-server client-go test-unit test-doc build-k8s-versions package-check test-summary
 
 # A real control plane (etcd + kube-apiserver at the release realserver/go.mod pins), built
 # from the Go module proxy into a cache folder outside the repo, keyed by the version and a
@@ -46,6 +46,19 @@ build-k8s-versions:
 		echo "$(CARGO) check -p kube-informers --features k8s-openapi/$$version"; \
 		$(CARGO) check -p kube-informers --features k8s-openapi/$$version || exit 1; \
 	done
+
+# The crates published to crates.io, packaged as `cargo publish` would, dependencies first.
+# Packaged together, each finds the others in cargo's local overlay of the packages just
+# built, so this needs none of them on crates.io yet. `--no-verify`: verifying builds each
+# package from its tarball, and a library picks no Kubernetes version, so k8s-openapi would
+# refuse to build; the builds above and build-k8s-versions compile the same sources.
+# `--allow-dirty`: a working tree with uncommitted edits is checked as it is.
+# Any warning (missing metadata, say) fails the check, so crates.io never sees one.
+PUBLISHED_CRATES := kube-informers-macros kube-informers-runtime kube-informers-testkit kube-informers
+package-check:
+	@out=$$($(CARGO) package --no-verify --allow-dirty $(addprefix -p ,$(PUBLISHED_CRATES)) 2>&1); status=$$?; \
+	echo "$$out"; [ $$status -eq 0 ] || exit $$status; \
+	! echo "$$out" | grep -q '^warning' || { echo "package-check: cargo package warned"; exit 1; }
 
 # nextest runs each test in its own process (a real-server test that dies takes only its own
 # etcd and apiserver with it) and does not hold the build lock while tests run. It is installed
