@@ -29,6 +29,7 @@ pub use dynamic_factory::{DynamicSharedInformerFactory, DynamicSharedInformerFac
 pub use error::{DynamicError, Result};
 pub use factory::GenericInformerFactory;
 pub use generic_informer::GenericInformer;
+pub(crate) use generic_lister::ObjectView;
 pub use generic_lister::{GenericLister, GenericNamespaceLister};
 pub use metadata::{
     MetadataObject, MetadataSharedInformerFactory, MetadataSharedInformerFactoryBuilder,

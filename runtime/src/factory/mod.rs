@@ -13,6 +13,7 @@ use futures::future::join_all;
 use kube::core::GroupVersionResource;
 use kube::{Client, Resource};
 use parking_lot::Mutex;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -127,9 +128,18 @@ impl SharedInformerFactory {
     /// list tweak, resync, transform and the namespace index (client-go's `InformerFor`).
     ///
     /// An informer created after [`start`](Self::start) runs from the next `start` call.
+    /// `K` must serialize so that [`informers`](Self::informers) can list its cache as
+    /// dynamic objects (see [`ErasedInformer::lister`]).
     pub fn informer_for<K>(&self) -> SharedIndexInformer<K>
     where
-        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K: Resource<DynamicType = ()>
+            + Clone
+            + Serialize
+            + DeserializeOwned
+            + Debug
+            + Send
+            + Sync
+            + 'static,
         K::Scope: InformerScope,
     {
         let strip = self.inner.options.strip_managed_fields;
@@ -153,7 +163,7 @@ impl SharedInformerFactory {
         new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
     ) -> SharedIndexInformer<K>
     where
-        K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
     {
         self.informer_for_inner(false, new_informer)
     }
@@ -166,7 +176,7 @@ impl SharedInformerFactory {
         new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
     ) -> SharedIndexInformer<K>
     where
-        K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
     {
         let type_id = TypeId::of::<K>();
         let mut state = self.inner.state.lock();

@@ -19,6 +19,7 @@ pub use processor::{ProcessorError, SharedProcessor};
 
 mod controller;
 mod erased;
+mod erased_view;
 mod error;
 mod fifo_sink;
 mod filtered;

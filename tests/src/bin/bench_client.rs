@@ -207,6 +207,7 @@ where
 async fn run_ours<K>(args: &Args, client: Client, strip: bool)
 where
     K: kube::Resource<DynamicType = ()>
+        + serde::Serialize
         + serde::de::DeserializeOwned
         + Clone
         + std::fmt::Debug

@@ -7,6 +7,7 @@ mod dynamic_metadata;
 mod dynamic_remove;
 mod dynamic_sync;
 mod dynamic_sync_map;
+mod erased_lister;
 mod informer_bookmarks;
 mod informer_late_handler;
 mod informer_missed_deletes;
