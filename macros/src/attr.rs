@@ -13,7 +13,7 @@ use crate::errors::Errors;
 
 /// The keys `#[informer(...)]` accepts, in the order the error message lists them.
 pub(crate) const INFORMER_KEYS: &[&str] =
-    &["group", "version", "kind", "plural", "namespaced", "root"];
+    &["group", "version", "kind", "plural", "namespaced", "root", "crate"];
 
 /// Which attribute a value was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +55,10 @@ pub(crate) struct ResourceAttrs {
     pub(crate) singular: Option<Spanned<String>>,
     pub(crate) root: Option<Spanned<String>>,
     pub(crate) namespaced: Option<Spanned<bool>>,
+    /// `crate = "path"`: where the generated code finds `kube_informers`, for users who
+    /// renamed or re-export the dependency (`#[informer]` only; kube's own `crates(...)`
+    /// names kube's crates, not ours).
+    pub(crate) krate: Option<Spanned<syn::Path>>,
     /// Keys written with a value of the wrong type (already reported), so that they are not
     /// reported again as missing.
     pub(crate) malformed: Vec<String>,
@@ -72,6 +76,7 @@ impl ResourceAttrs {
             singular: None,
             root: None,
             namespaced: None,
+            krate: None,
             malformed: Vec::new(),
         }
     }
@@ -99,6 +104,9 @@ impl ResourceAttrs {
                     read_string(&mut self.singular, &meta, &key, source, errors)
                 }
                 "namespaced" => read_flag(&mut self.namespaced, &meta, &key, source, errors),
+                "crate" if source == Source::Informer => {
+                    read_path(&mut self.krate, &meta, &key, source, errors)
+                }
                 _ if source == Source::Kube => skip_value(&meta),
                 _ => {
                     errors.push(meta.error(unknown_key_message(&meta)));
@@ -180,6 +188,28 @@ fn read_string(
         errors.push(error);
     } else {
         *slot = Some(Spanned { value: literal.value(), span: literal.span() });
+    }
+    Ok(Outcome::Read)
+}
+
+/// `key = "path"`, such as `crate = "my_informers"` or `crate = "::app::reexport"`.
+fn read_path(
+    slot: &mut Option<Spanned<syn::Path>>,
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+    source: Source,
+    errors: &mut Errors,
+) -> syn::Result<Outcome> {
+    let mut text = None;
+    let outcome = read_string(&mut text, meta, key, source, errors)?;
+    let Some(text) = text else { return Ok(outcome) };
+    match syn::parse_str::<syn::Path>(&text.value) {
+        Ok(path) if slot.is_none() => *slot = Some(Spanned { value: path, span: text.span }),
+        Ok(_) => errors.push(meta.error(format!("duplicate `{key}` in #[{}(...)]", source.name()))),
+        Err(_) => {
+            errors.push(syn::Error::new(text.span, format!("expected a path: `{key} = \"...\"`")));
+            return Ok(Outcome::Malformed);
+        }
     }
     Ok(Outcome::Read)
 }
@@ -314,6 +344,33 @@ mod tests {
         assert!(errors[1].starts_with("unknown key `status`"), "{errors:?}");
         assert_eq!(value(&parsed.informer.version), Some("v1"));
         assert_eq!(value(&parsed.informer.kind), Some("Foo"));
+    }
+
+    #[test]
+    fn crate_is_an_informer_path_and_kube_crates_is_skipped() {
+        let attrs: Vec<Attribute> = vec![
+            parse_quote!(#[kube(crates(kube_core = ::kube::core))]),
+            parse_quote!(#[informer(crate = "::app::reexport")]),
+        ];
+        let (parsed, errors) = parse(&attrs);
+        assert!(errors.is_empty(), "{errors:?}");
+        let path = parsed.informer.krate.expect("the path").value;
+        assert_eq!(quote::quote!(#path).to_string(), ":: app :: reexport");
+        assert!(parsed.kube.krate.is_none());
+    }
+
+    #[test]
+    fn a_crate_that_is_no_path_is_reported() {
+        let attrs: Vec<Attribute> =
+            vec![parse_quote!(#[informer(crate = "not a path", crate = "a", crate = "b")])];
+        let (parsed, errors) = parse(&attrs);
+        assert_eq!(
+            errors,
+            ["expected a path: `crate = \"...\"`", "duplicate `crate` in #[informer(...)]"]
+        );
+        assert_eq!(parsed.informer.malformed, ["crate"]);
+        let path = parsed.informer.krate.expect("the first valid path").value;
+        assert!(path.is_ident("a"));
     }
 
     #[test]

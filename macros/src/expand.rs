@@ -84,12 +84,15 @@ fn doc(text: impl AsRef<str>) -> TokenStream {
     quote!(#[doc = #line])
 }
 
-fn private() -> TokenStream {
-    quote!(::kube_informers::__private)
+/// The re-exports the generated code names everything through, under the crate path the
+/// user chose (`crate = "..."`), so a renamed dependency needs no other name in scope.
+fn private(resource: &Resource) -> TokenStream {
+    let krate = &resource.krate;
+    quote!(#krate::__private)
 }
 
 fn informer(resource: &Resource) -> TokenStream {
-    let p = private();
+    let p = private(resource);
     let Resource { vis, root, kind, plural, .. } = resource;
     let Names { informer, lister, .. } = Names::of(root);
     let api_version = resource.api_version();
@@ -168,7 +171,7 @@ fn informer(resource: &Resource) -> TokenStream {
 }
 
 fn lister(resource: &Resource) -> TokenStream {
-    let p = private();
+    let p = private(resource);
     let Resource { vis, root, .. } = resource;
     let Names { lister, namespace_lister, .. } = Names::of(root);
     let struct_doc = doc(format!("Lists and gets `{root}` objects from an informer's cache."));
@@ -258,7 +261,7 @@ fn lister(resource: &Resource) -> TokenStream {
 /// are `namespace/name` for namespaced kinds and `name` for cluster-scoped ones). kube's
 /// `CustomResource` always agrees; a hand-written `Resource` impl may not.
 fn scope_check(resource: &Resource) -> TokenStream {
-    let p = private();
+    let p = private(resource);
     let span = resource.scope_span;
     let root = Ident::new(&resource.root.to_string(), span);
     let (check, scope) = match resource.scope {
@@ -295,6 +298,43 @@ mod tests {
             assert!(output.contains(&format!("pub struct {name} ;")), "{name}: {output}");
         }
         assert!(!output.contains("kube_informers"), "{output}");
+    }
+
+    #[test]
+    fn every_generated_path_goes_through_the_chosen_crate() {
+        let output = derive(&parse_quote! {
+            #[kube(group = "example.com", version = "v1", kind = "Foo", namespaced)]
+            #[informer(crate = "crate::reexport")]
+            pub struct FooSpec { replicas: u32 }
+        })
+        .to_string();
+        assert!(!output.contains("compile_error"), "{output}");
+        assert!(
+            output.contains("crate :: reexport :: __private :: SharedInformerFactory"),
+            "{output}"
+        );
+        assert!(!output.contains("kube_informers"), "{output}");
+    }
+
+    #[test]
+    fn the_scope_check_demands_the_declared_scope_at_its_span() {
+        for (attr, check, scope) in [
+            (quote!(namespaced), "scope_is_namespaced", "NamespaceResourceScope"),
+            (quote!(namespaced = false), "scope_is_cluster", "ClusterResourceScope"),
+        ] {
+            let node: DeriveInput = parse_quote! {
+                #[informer(group = "", version = "v1", kind = "Pod", #attr)]
+                pub struct MyPod {}
+            };
+            let mut errors = Errors::default();
+            let resource = valid::validate(&Input::from_syn(&node, &mut errors), errors).unwrap();
+            let output = scope_check(&resource).to_string();
+            let bound = format!(
+                "fn {check} < K : :: kube_informers :: __private :: Resource < Scope = :: kube_informers :: __private :: {scope} >> () {{ }}"
+            );
+            assert!(output.contains(&bound), "{output}");
+            assert!(output.contains(&format!("let _ = {check} :: < MyPod >")), "{output}");
+        }
     }
 
     #[test]

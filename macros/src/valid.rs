@@ -31,6 +31,9 @@ pub(crate) struct Resource {
     pub(crate) scope: Scope,
     /// Where the scope was decided, to point at when the root type's scope disagrees.
     pub(crate) scope_span: Span,
+    /// The path of `kube_informers` in the user's crate: `crate = "..."`, else
+    /// `::kube_informers`.
+    pub(crate) krate: syn::Path,
 }
 
 /// Whether objects live in namespaces, which decides the lister's shape.
@@ -110,6 +113,10 @@ pub(crate) fn validate(input: &Input<'_>, mut errors: Errors) -> syn::Result<Res
             plural: plural?.value,
             scope: scope?,
             scope_span: namespaced.span,
+            krate: informer
+                .krate
+                .as_ref()
+                .map_or_else(|| syn::parse_quote!(::kube_informers), |krate| krate.value.clone()),
         })
     };
     resource().ok_or_else(|| {
