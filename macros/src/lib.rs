@@ -77,11 +77,16 @@ use syn::{DeriveInput, parse_macro_input};
 /// A compile-time check makes sure the declared scope matches the root type's
 /// `kube::Resource::Scope`.
 ///
+/// The generated code names everything through `::kube_informers`. If the dependency is
+/// renamed (`ki = { package = "kube-informers", ... }`) or reached through a re-export,
+/// say where with `#[informer(crate = "ki")]` (any path, such as `"crate::deps::ki"`),
+/// as serde's `#[serde(crate = "...")]` does.
+///
 /// # Errors
 ///
 /// Every mistake is reported at once, each at the place it was made: the derive on an
 /// enum or union, a missing `group`, `version` or `kind`, `#[kube]` and `#[informer]`
-/// values that disagree, and an unknown `#[informer]` key.
+/// values that disagree, an unknown `#[informer]` key, and a `crate` that is not a path.
 #[proc_macro_derive(Informer, attributes(kube, informer))]
 pub fn derive_informer(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
