@@ -347,33 +347,6 @@ mod tests {
     }
 
     #[test]
-    fn crate_is_an_informer_path_and_kube_crates_is_skipped() {
-        let attrs: Vec<Attribute> = vec![
-            parse_quote!(#[kube(crates(kube_core = ::kube::core))]),
-            parse_quote!(#[informer(crate = "::app::reexport")]),
-        ];
-        let (parsed, errors) = parse(&attrs);
-        assert!(errors.is_empty(), "{errors:?}");
-        let path = parsed.informer.krate.expect("the path").value;
-        assert_eq!(quote::quote!(#path).to_string(), ":: app :: reexport");
-        assert!(parsed.kube.krate.is_none());
-    }
-
-    #[test]
-    fn a_crate_that_is_no_path_is_reported() {
-        let attrs: Vec<Attribute> =
-            vec![parse_quote!(#[informer(crate = "not a path", crate = "a", crate = "b")])];
-        let (parsed, errors) = parse(&attrs);
-        assert_eq!(
-            errors,
-            ["expected a path: `crate = \"...\"`", "duplicate `crate` in #[informer(...)]"]
-        );
-        assert_eq!(parsed.informer.malformed, ["crate"]);
-        let path = parsed.informer.krate.expect("the first valid path").value;
-        assert!(path.is_ident("a"));
-    }
-
-    #[test]
     fn singular_is_kube_only() {
         let attrs: Vec<Attribute> = vec![parse_quote!(#[informer(singular = "foo")])];
         let (_, errors) = parse(&attrs);

@@ -303,7 +303,9 @@ mod tests {
     #[test]
     fn every_generated_path_goes_through_the_chosen_crate() {
         let output = derive(&parse_quote! {
-            #[kube(group = "example.com", version = "v1", kind = "Foo", namespaced)]
+            // kube's `crates(...)` names kube's crates, not ours, and is skipped.
+            #[kube(group = "example.com", version = "v1", kind = "Foo", namespaced,
+                   crates(kube_core = ::kube::core))]
             #[informer(crate = "crate::reexport")]
             pub struct FooSpec { replicas: u32 }
         })
@@ -314,6 +316,18 @@ mod tests {
             "{output}"
         );
         assert!(!output.contains("kube_informers"), "{output}");
+    }
+
+    #[test]
+    fn a_crate_that_is_no_path_or_given_twice_is_reported() {
+        let output = derive(&parse_quote! {
+            #[kube(group = "example.com", version = "v1", kind = "Foo")]
+            #[informer(crate = "not a path", crate = "a", crate = "b")]
+            pub struct FooSpec { replicas: u32 }
+        })
+        .to_string();
+        assert!(output.contains(r#"expected a path: `crate = \"...\"`"#), "{output}");
+        assert!(output.contains("duplicate `crate` in #[informer(...)]"), "{output}");
     }
 
     #[test]
