@@ -10,7 +10,7 @@ CARGO ?= cargo
 SHELL := /bin/bash
 .PHONY: test test-unit test-doc build-k8s-versions package-check lint fmt bench generate check-generated real-server
 
-test: check-generated real-server client-go test-unit test-doc build-k8s-versions package-check test-summary
+test: check-generated real-server client-go test-unit test-doc build-k8s-versions package-check doc-check test-summary
 
 # A real control plane (etcd + kube-apiserver at the release realserver/go.mod pins), built
 # from the Go module proxy into a cache folder outside the repo, keyed by the version and a
@@ -55,6 +55,15 @@ build-k8s-versions:
 # `--allow-dirty`: a working tree with uncommitted edits is checked as it is.
 # Any warning (missing metadata, say) fails the check, so crates.io never sees one.
 PUBLISHED_CRATES := kube-informers-macros kube-informers-runtime kube-informers-testkit kube-informers
+# The docs as docs.rs builds them: each published crate with the features its
+# [package.metadata.docs.rs] names, every rustdoc warning an error.
+.PHONY: doc-check
+doc-check:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers-macros
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers-runtime --features k8s-openapi/latest,metrics
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers-testkit --features k8s-openapi/latest
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers --features k8s-openapi/latest,metrics
+
 package-check:
 	@out=$$($(CARGO) package --no-verify --allow-dirty $(addprefix -p ,$(PUBLISHED_CRATES)) 2>&1); status=$$?; \
 	echo "$$out"; [ $$status -eq 0 ] || exit $$status; \
