@@ -159,6 +159,23 @@ pub fn init_tracing() {
         .try_init();
 }
 
+/// Creates the CRD (JSON, e.g. from [`crd_json`]) through the API, as a user would. The real
+/// server serves it only once it is Established, so there
+/// [`Cluster::register_crd`](kube_informers_testkit::Cluster::register_crd) (which also
+/// creates it through the API) waits for that.
+pub async fn create_crd(server: &kube_informers_testkit::Cluster, crd: serde_json::Value) {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    if server.real().is_some() {
+        server.register_crd(&crd).await.expect("create crd");
+        return;
+    }
+    let crd: CustomResourceDefinition = serde_json::from_value(crd).expect("crd");
+    kube::Api::<CustomResourceDefinition>::all(server.client().unwrap())
+        .create(&kube::api::PostParams::default(), &crd)
+        .await
+        .expect("create crd");
+}
+
 /// A `CustomResourceDefinition` (JSON) serving `plural.group/v1` with a schema that keeps
 /// every field; `namespaced` picks the scope. For dynamic-informer tests.
 pub fn crd_json(group: &str, kind: &str, plural: &str, namespaced: bool) -> serde_json::Value {

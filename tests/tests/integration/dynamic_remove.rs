@@ -11,8 +11,9 @@ use kube::api::{DeleteParams, ListParams, PostParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind, GroupVersionResource};
 use kube::{Api, Client};
 use kube_informers_runtime::dynamic::DynamicSharedInformerFactory;
-use kube_informers_testkit::Cluster;
-use kube_informers_tests::{Event, Recorder, crd_json, eventually, next_event, on_both_servers};
+use kube_informers_tests::{
+    Event, Recorder, crd_json, create_crd, eventually, next_event, on_both_servers,
+};
 
 fn resource(kind: &str, plural: &str) -> ApiResource {
     ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("example.com", "v1", kind), plural)
@@ -23,20 +24,6 @@ async fn create(client: &Client, ar: &ApiResource, name: &str) {
         .create(&PostParams::default(), &DynamicObject::new(name, ar).within("prod"))
         .await
         .expect("create");
-}
-
-/// Creates the CRD through the API, as a user would. The real server serves it only once it
-/// is Established, so there `register_crd` (which also creates it through the API) waits.
-async fn create_crd(server: &Cluster, crd: serde_json::Value) {
-    if server.real().is_some() {
-        server.register_crd(&crd).await.expect("create crd");
-        return;
-    }
-    let crd: CustomResourceDefinition = serde_json::from_value(crd).expect("crd");
-    Api::<CustomResourceDefinition>::all(server.client().unwrap())
-        .create(&PostParams::default(), &crd)
-        .await
-        .expect("create crd");
 }
 
 on_both_servers! {

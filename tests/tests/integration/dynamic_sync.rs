@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind, GroupVersionResource, Selector};
 use kube::{Api, Client};
@@ -15,7 +14,7 @@ use kube_informers_runtime::dynamic::{DynamicError, DynamicSharedInformerFactory
 use kube_informers_runtime::labels;
 use kube_informers_testkit::Cluster;
 use kube_informers_tests::{
-    CallbackModel, Event, Recorder, cache_model, crd_json, next_event, on_both_servers,
+    CallbackModel, Event, Recorder, cache_model, crd_json, create_crd, next_event, on_both_servers,
 };
 use serde_json::json;
 
@@ -28,20 +27,6 @@ fn widget_resource() -> ApiResource {
 
 fn widgets() -> GroupVersionResource {
     GroupVersionResource::gvr("example.com", "v1", "widgets")
-}
-
-/// Creates the CRD through the API, as a user would. The real server serves it only once it
-/// is Established, so there `register_crd` (which also creates it through the API) waits.
-async fn create_crd(server: &Cluster, crd: serde_json::Value) {
-    if server.real().is_some() {
-        server.register_crd(&crd).await.expect("create crd");
-        return;
-    }
-    let crd: CustomResourceDefinition = serde_json::from_value(crd).expect("crd");
-    Api::<CustomResourceDefinition>::all(server.client().unwrap())
-        .create(&PostParams::default(), &crd)
-        .await
-        .expect("create crd");
 }
 
 /// The real server refuses objects in namespaces that do not exist; testkit takes any.
