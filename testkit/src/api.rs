@@ -200,6 +200,9 @@ async fn serve_resource(
         }
     };
     let info = target.info.clone();
+    // Taken before the fault rules are read: a watch that gets past rules set just after
+    // this point still holds the token the drop_watches that follows them cancels.
+    let watch_token = shared.faults.watch_token();
     shared.faults.count(verb, &info);
     if shared.faults.is_denied(&info) {
         return Err(ApiError::forbidden(verb, &info.group, &info.plural));
@@ -257,7 +260,7 @@ async fn serve_resource(
             Ok(object_response(StatusCode::OK, body))
         }
         "list" => crate::list::list(shared, &target, &query, &representation),
-        "watch" => crate::watch::watch(shared, &target, &query, &representation),
+        "watch" => crate::watch::watch(shared, &target, &query, &representation, watch_token),
         "create" => {
             let object = parse_body(&body)?;
             if meta_str(&object, "resourceVersion").is_some_and(|rv| !rv.is_empty() && rv != "0") {

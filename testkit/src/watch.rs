@@ -39,6 +39,7 @@ pub(crate) fn watch(
     target: &Target,
     query: &HashMap<String, String>,
     representation: &Representation,
+    token: CancellationToken,
 ) -> ApiResult<Response> {
     let info = target.info.clone();
     let include = IncludeObject::from_query(query)?;
@@ -144,7 +145,7 @@ pub(crate) fn watch(
         include,
         min_rv,
         deadline: timeout.map(|t| Box::pin(tokio::time::sleep(t))),
-        token: shared.faults.watch_token(),
+        token,
         cut: false,
         id,
         written: 0,

@@ -267,19 +267,13 @@ impl Outage {
 
     /// Breaks the link until [`end`](Self::end); when it returns, no change can reach the
     /// informers.
-    ///
-    /// On testkit a watch request already past the fault rules when they are set (an
-    /// informer that has just synced and is opening its watch) would still open, so open
-    /// watches are dropped twice, the second time once such a request has had time to land.
-    pub async fn begin(&self, cluster: &kube_informers_testkit::Cluster) {
+    pub fn begin(&self, cluster: &kube_informers_testkit::Cluster) {
         if let Some(proxy) = &self.proxy {
             proxy.cut();
         }
         if let Some(testkit) = cluster.testkit() {
             let failure = kube_informers_testkit::InjectedFailure::internal_error();
             testkit.fail_next("watch", "*", 1_000_000, failure);
-            testkit.faults().drop_watches();
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             testkit.faults().drop_watches();
         }
     }

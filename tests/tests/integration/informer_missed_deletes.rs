@@ -32,7 +32,7 @@ async fn missed_deletes_become_tombstones_after_relist(server) {
     let lists_before = server.testkit().map(|testkit| testkit.request_count("list", "configmaps"));
 
     // Take the watch down and keep it down while the server changes.
-    outage.begin(&server).await;
+    outage.begin(&server);
     let api = Api::<ConfigMap>::namespaced(client.clone(), "team");
     let names: Vec<String> = api
         .list(&Default::default())
