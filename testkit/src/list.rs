@@ -204,33 +204,17 @@ fn render_metadata_list(
     items: &[Arc<StoredObject>],
     raw: &[Bytes],
 ) -> ApiResult<Bytes> {
-    let mut metadata = serde_json::json!({"resourceVersion": rv.to_string()});
-    if let Some(token) = continue_token {
-        metadata["continue"] = token.into();
-    }
-    let mut body = Vec::with_capacity(items.len() * 512 + 256);
-    body.extend_from_slice(b"{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":");
-    body.extend_from_slice(
-        &serde_json::to_vec(&format!("meta.k8s.io/{version}")).unwrap_or_default(),
-    );
-    body.extend_from_slice(b",\"metadata\":");
-    body.extend_from_slice(&serde_json::to_vec(&metadata).unwrap_or_default());
-    body.extend_from_slice(b",\"items\":[");
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            body.push(b',');
-        }
+    let envelope = ListEnvelope {
+        kind: "PartialObjectMetadataList",
+        api_version: &format!("meta.k8s.io/{version}"),
+        rv,
+        continue_token,
+    };
+    envelope.render(items, raw, 512, |item, body| {
         let partial = partial_object_metadata(item, version)?;
         body.extend_from_slice(&serde_json::to_vec(&partial).unwrap_or_default());
-    }
-    for (i, item) in raw.iter().enumerate() {
-        if i > 0 || !items.is_empty() {
-            body.push(b',');
-        }
-        body.extend_from_slice(item);
-    }
-    body.extend_from_slice(b"]}");
-    Ok(Bytes::from(body))
+        Ok(())
+    })
 }
 
 /// `{"kind":"XxxList","apiVersion":..,"metadata":{..},"items":[..]}` from stored items
@@ -242,30 +226,67 @@ fn render_list(
     items: &[Arc<StoredObject>],
     raw: &[Bytes],
 ) -> Bytes {
-    let mut body = Vec::with_capacity(items.len() * 1024 + 256);
-    body.extend_from_slice(b"{\"kind\":");
-    body.extend_from_slice(&serde_json::to_vec(&info.list_kind).unwrap_or_default());
-    body.extend_from_slice(b",\"apiVersion\":");
-    body.extend_from_slice(&serde_json::to_vec(&info.api_version()).unwrap_or_default());
-    body.extend_from_slice(format!(",\"metadata\":{{\"resourceVersion\":\"{rv}\"").as_bytes());
-    if let Some(token) = continue_token {
-        body.extend_from_slice(format!(",\"continue\":\"{token}\"").as_bytes());
-    }
-    body.extend_from_slice(b"},\"items\":[");
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            body.push(b',');
+    let envelope = ListEnvelope {
+        kind: &info.list_kind,
+        api_version: &info.api_version(),
+        rv,
+        continue_token,
+    };
+    let rendered = envelope.render(items, raw, 1024, |item, body| {
+        item.write_json(body);
+        Ok(())
+    });
+    rendered.unwrap_or_else(|_| unreachable!("writing stored objects cannot fail"))
+}
+
+/// What a list body says besides its items.
+struct ListEnvelope<'a> {
+    kind: &'a str,
+    api_version: &'a str,
+    rv: u64,
+    continue_token: Option<&'a str>,
+}
+
+impl ListEnvelope<'_> {
+    /// `{"kind":..,"apiVersion":..,"metadata":{"resourceVersion":..,"continue":..},"items":[..]}`:
+    /// each of `items` written by `write_item` (about `item_size` bytes each), then the raw
+    /// (injected) ones as they are.
+    fn render(
+        &self,
+        items: &[Arc<StoredObject>],
+        raw: &[Bytes],
+        item_size: usize,
+        mut write_item: impl FnMut(&StoredObject, &mut Vec<u8>) -> ApiResult<()>,
+    ) -> ApiResult<Bytes> {
+        let json = |value: &str| serde_json::to_vec(value).unwrap_or_default();
+        let mut body = Vec::with_capacity(items.len() * item_size + 256);
+        body.extend_from_slice(b"{\"kind\":");
+        body.extend_from_slice(&json(self.kind));
+        body.extend_from_slice(b",\"apiVersion\":");
+        body.extend_from_slice(&json(self.api_version));
+        body.extend_from_slice(
+            format!(",\"metadata\":{{\"resourceVersion\":\"{}\"", self.rv).as_bytes(),
+        );
+        if let Some(token) = self.continue_token {
+            body.extend_from_slice(b",\"continue\":");
+            body.extend_from_slice(&json(token));
         }
-        item.write_json(&mut body);
-    }
-    for (i, item) in raw.iter().enumerate() {
-        if i > 0 || !items.is_empty() {
-            body.push(b',');
+        body.extend_from_slice(b"},\"items\":[");
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                body.push(b',');
+            }
+            write_item(item, &mut body)?;
         }
-        body.extend_from_slice(item);
+        for (i, item) in raw.iter().enumerate() {
+            if i > 0 || !items.is_empty() {
+                body.push(b',');
+            }
+            body.extend_from_slice(item);
+        }
+        body.extend_from_slice(b"]}");
+        Ok(Bytes::from(body))
     }
-    body.extend_from_slice(b"]}");
-    Bytes::from(body)
 }
 
 /// Deletes every object a list with the same selectors would return (finalizers honoured).
