@@ -81,7 +81,7 @@ pub mod generated;
 
 pub use kube::core::{Expression, GroupVersionResource, Selector};
 pub use kube_informers_runtime::*;
-pub use typed_factory::SharedInformerFactory;
+pub use typed_factory::{SharedInformerFactory, SharedInformerFactoryBuilder};
 pub use unknown_resource::UnknownResourceError;
 
 /// `#[derive(Informer)]` for custom resources: `FooInformer`, `FooLister` and
@@ -92,13 +92,12 @@ pub use kube_informers_macros::Informer;
 /// What `#[derive(Informer)]` expands to; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::SharedInformerFactory;
     pub use kube::Client;
     pub use kube::core::{ClusterResourceScope, NamespaceResourceScope, Resource, Selector};
     pub use kube_informers_runtime::lister::{Lister, NamespaceLister};
     pub use kube_informers_runtime::store::{Indexer, Indexers};
-    pub use kube_informers_runtime::{
-        SharedIndexInformer, SharedInformerFactory, TweakListParams, new_filtered_informer,
-    };
+    pub use kube_informers_runtime::{SharedIndexInformer, TweakListParams, new_filtered_informer};
     pub use std::sync::Arc;
     pub use std::time::Duration;
 }

@@ -6,54 +6,59 @@
 #![forbid(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
+// The layers, each using only those listed before it (docs/architecture.md).
 pub mod tombstone;
 
 pub use tombstone::{DeletedFinalStateUnknown, DeletedObject};
 
-pub mod fifo;
-pub mod lister;
+pub mod labels;
 pub mod store;
 
-pub use fifo::{Delta, DeltaFifo, DeltaType, Deltas, KnownObjects};
-pub use lister::{Lister, NamespaceLister};
 pub use store::{Indexer, Indexers, NAMESPACE_INDEX};
 
-pub mod informer;
-pub mod labels;
+pub mod fifo;
+pub mod lister;
 
-pub use informer::{
-    FilteringResourceEventHandler, HandlerOptions, ListenerHandle, ListenerId, Notification,
-    OverflowPolicy, ProcessorError, ResourceEventHandler, ResourceEventHandlerFuncs,
-    SharedProcessor,
-};
+pub use fifo::{Delta, DeltaFifo, DeltaType, Deltas, KnownObjects};
+pub use lister::{GenericLister, GenericNamespaceLister, Lister, NamespaceLister};
 
 pub mod reflector;
 
 pub use reflector::{
     ApiListerWatcher, LastSyncResourceVersion, ListerWatcher, Reflector, ReflectorConfig,
-    ReflectorError, ReflectorStore,
+    ReflectorError, ReflectorStore, TweakListParams,
 };
 
-pub mod factory;
+pub mod processor;
 
-pub use factory::{SharedInformerFactory, SharedInformerFactoryBuilder, gvr_of};
-pub use informer::{
-    ErasedInformer, InformerError, InformerScope, ResourceEventHandlerRegistration,
-    SharedIndexInformer, new_filtered_informer,
+pub use processor::{
+    FilteringResourceEventHandler, HandlerOptions, ListenerHandle, ListenerId, Notification,
+    OverflowPolicy, ProcessorError, ResourceEventHandler, ResourceEventHandlerFuncs,
+    SharedProcessor,
 };
-pub use reflector::TweakListParams;
-
-pub mod dynamic;
-
-pub use dynamic::{
-    DynamicSharedInformerFactory, GenericInformer, GenericLister, GenericNamespaceLister,
-    MetadataObject, MetadataSharedInformerFactory,
-};
-
-pub mod workqueue;
-
-pub use workqueue::{DelayingQueue, RateLimitingQueue, WorkQueue};
 
 pub mod metrics;
 
 pub use metrics::{InformerStats, ReflectorStats};
+
+pub mod informer;
+
+pub use informer::{
+    InformerError, InformerScope, ResourceEventHandlerRegistration, SharedIndexInformer,
+    new_filtered_informer,
+};
+
+pub mod factory;
+
+pub use factory::{
+    ErasedInformer, FactoryBuilder, GenericInformer, TypedFactoryBuilder, TypedInformerFactory,
+    gvr_of,
+};
+
+pub mod dynamic;
+
+pub use dynamic::{DynamicSharedInformerFactory, MetadataObject, MetadataSharedInformerFactory};
+
+pub mod workqueue;
+
+pub use workqueue::{DelayingQueue, RateLimitingQueue, WorkQueue};

@@ -335,7 +335,7 @@ impl Outage {
 /// Threads of this process whose name starts like the informers' listener threads (Linux
 /// truncates thread names to 15 bytes).
 pub fn listener_threads() -> usize {
-    let name = kube_informers_runtime::informer::LISTENER_THREAD_NAME;
+    let name = kube_informers_runtime::processor::LISTENER_THREAD_NAME;
     let prefix = &name[..name.len().min(15)];
     std::fs::read_dir("/proc/self/task")
         .map(|tasks| {

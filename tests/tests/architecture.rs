@@ -24,9 +24,14 @@ fn workspace_root() -> PathBuf {
 fn members() -> Vec<PathBuf> {
     let root = workspace_root();
     let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let line = manifest.lines().find(|l| l.trim_start().starts_with("members")).expect("a members line");
+    let line =
+        manifest.lines().find(|l| l.trim_start().starts_with("members")).expect("a members line");
     let list = &line[line.find('[').unwrap() + 1..line.rfind(']').unwrap()];
-    list.split(',').map(|m| m.trim().trim_matches('"')).filter(|m| !m.is_empty()).map(|m| root.join(m)).collect()
+    list.split(',')
+        .map(|m| m.trim().trim_matches('"'))
+        .filter(|m| !m.is_empty())
+        .map(|m| root.join(m))
+        .collect()
 }
 
 /// One module of a crate: the file it lives in and the names it brings into scope.
@@ -129,12 +134,15 @@ fn load_crate(root_file: &Path) -> Crate {
             items = items
                 .iter()
                 .find_map(|item| match item {
-                    syn::Item::Mod(m) if m.ident == name.as_str() => m.content.as_ref().map(|c| &c.1),
+                    syn::Item::Mod(m) if m.ident == name.as_str() => {
+                        m.content.as_ref().map(|c| &c.1)
+                    }
                     _ => None,
                 })
                 .unwrap();
         }
-        let mut collector = Collector { krate: &krate, module: index, here, out: Module::default() };
+        let mut collector =
+            Collector { krate: &krate, module: index, here, out: Module::default() };
         items.iter().for_each(|item| collector.visit_item(item));
         let Module { imports, globs, references, .. } = collector.out;
         let module = &mut krate.modules[index];
@@ -147,13 +155,23 @@ fn load_crate(root_file: &Path) -> Crate {
 
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && a.meta.require_list().is_ok_and(|l| l.tokens.to_string().contains("test"))
+        a.path().is_ident("cfg")
+            && a.meta.require_list().is_ok_and(|l| l.tokens.to_string().contains("test"))
     })
 }
 
-fn load_module(krate: &mut Crate, file: &Path, parent: Option<(usize, String)>, dir: Option<PathBuf>) -> usize {
+fn load_module(
+    krate: &mut Crate,
+    file: &Path,
+    parent: Option<(usize, String)>,
+    dir: Option<PathBuf>,
+) -> usize {
     let index = krate.modules.len();
-    krate.modules.push(Module { file: file.to_path_buf(), parent: parent.as_ref().map(|p| p.0), ..Module::default() });
+    krate.modules.push(Module {
+        file: file.to_path_buf(),
+        parent: parent.as_ref().map(|p| p.0),
+        ..Module::default()
+    });
     if let Some((parent, name)) = parent {
         krate.modules[parent].children.insert(name, index);
     }
@@ -172,7 +190,14 @@ fn load_module(krate: &mut Crate, file: &Path, parent: Option<(usize, String)>, 
 }
 
 /// Declares the modules of `items`: files for `mod x;`, the same file for inline ones.
-fn load_items(krate: &mut Crate, items: &[syn::Item], index: usize, dir: &Path, file: &Path, inline: &[String]) {
+fn load_items(
+    krate: &mut Crate,
+    items: &[syn::Item],
+    index: usize,
+    dir: &Path,
+    file: &Path,
+    inline: &[String],
+) {
     for item in items {
         let syn::Item::Mod(m) = item else { continue };
         if is_cfg_test(&m.attrs) {
@@ -249,7 +274,9 @@ impl Collector<'_> {
                 prefix.pop();
             }
             syn::UseTree::Name(n) => self.import(prefix, n.ident.to_string(), n.ident.to_string()),
-            syn::UseTree::Rename(r) => self.import(prefix, r.ident.to_string(), r.rename.to_string()),
+            syn::UseTree::Rename(r) => {
+                self.import(prefix, r.ident.to_string(), r.rename.to_string())
+            }
             syn::UseTree::Glob(_) => {
                 if let Some(path) = self.absolute(prefix) {
                     self.out.references.push(path.clone());
@@ -266,7 +293,8 @@ impl Collector<'_> {
             segments.push(name);
         }
         if let Some(path) = self.absolute(&segments) {
-            let bound = if bound == "self" { prefix.last().cloned().unwrap_or_default() } else { bound };
+            let bound =
+                if bound == "self" { prefix.last().cloned().unwrap_or_default() } else { bound };
             self.out.references.push(path.clone());
             self.out.imports.insert(bound, path);
         }
@@ -297,7 +325,8 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 /// The crate roots of one member: its lib, its main and each of its bins.
 fn crate_roots(member: &Path) -> Vec<PathBuf> {
     let src = member.join("src");
-    let mut roots: Vec<PathBuf> = ["lib.rs", "main.rs"].iter().map(|f| src.join(f)).filter(|p| p.exists()).collect();
+    let mut roots: Vec<PathBuf> =
+        ["lib.rs", "main.rs"].iter().map(|f| src.join(f)).filter(|p| p.exists()).collect();
     if let Ok(bins) = fs::read_dir(src.join("bin")) {
         for entry in bins.flatten() {
             let path = entry.path();
@@ -366,7 +395,14 @@ fn strongly_connected(edges: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<P
             s.out.push(component);
         }
     }
-    let mut s = State { edges, index: HashMap::new(), stack: Vec::new(), on_stack: BTreeSet::new(), next: 0, out: vec![] };
+    let mut s = State {
+        edges,
+        index: HashMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        out: vec![],
+    };
     for node in edges.keys() {
         if !s.index.contains_key(node) {
             visit(&mut s, node);
@@ -382,8 +418,10 @@ fn no_import_cycle_between_the_files_of_any_crate() {
     for member in members() {
         for crate_root in crate_roots(&member) {
             for cycle in cycles(&load_crate(&crate_root)) {
-                let files: Vec<String> =
-                    cycle.iter().map(|f| f.strip_prefix(&root).unwrap().display().to_string()).collect();
+                let files: Vec<String> = cycle
+                    .iter()
+                    .map(|f| f.strip_prefix(&root).unwrap().display().to_string())
+                    .collect();
                 found.push(files.join(" <-> "));
             }
         }
@@ -398,9 +436,14 @@ fn the_cycle_check_sees_a_cycle_through_a_re_export() {
     let dir = std::env::temp_dir().join(format!("architecture-check-{}", std::process::id()));
     fs::create_dir_all(dir.join("a")).unwrap();
     fs::write(dir.join("lib.rs"), "mod a;\npub use a::Thing;\n").unwrap();
-    fs::write(dir.join("a/mod.rs"), "mod b;\nmod c;\npub use b::Thing;\npub(crate) use c::helper;\n").unwrap();
+    fs::write(
+        dir.join("a/mod.rs"),
+        "mod b;\nmod c;\npub use b::Thing;\npub(crate) use c::helper;\n",
+    )
+    .unwrap();
     fs::write(dir.join("a/b.rs"), "pub struct Thing;\nfn f() { super::helper(); }\n").unwrap();
-    fs::write(dir.join("a/c.rs"), "use crate::Thing;\npub fn helper() -> Option<Thing> { None }\n").unwrap();
+    fs::write(dir.join("a/c.rs"), "use crate::Thing;\npub fn helper() -> Option<Thing> { None }\n")
+        .unwrap();
     let found = cycles(&load_crate(&dir.join("lib.rs")));
     fs::remove_dir_all(&dir).unwrap();
     let names: Vec<Vec<String>> = found
@@ -437,7 +480,8 @@ fn no_hand_written_non_test_file_over_400_lines() {
         .iter()
         .filter_map(|f| {
             let lines = fs::read_to_string(f).unwrap().lines().count();
-            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", f.strip_prefix(&root).unwrap().display()))
+            (lines > MAX_LINES)
+                .then(|| format!("{} ({lines} lines)", f.strip_prefix(&root).unwrap().display()))
         })
         .collect();
     long.sort();

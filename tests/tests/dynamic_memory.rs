@@ -13,7 +13,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::core::GroupVersionResource;
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_runtime::dynamic::MetadataSharedInformerFactory;
 use kube_informers_runtime::store::{Indexer, namespace_indexers};
 use kube_informers_testkit::TestApiServer;
@@ -58,7 +58,7 @@ async fn heap_per_pod_metadata_vs_typed() {
     let metadata_bytes = metadata_informer_heap(&server, false).await;
     let stripped_bytes = metadata_informer_heap(&server, true).await;
     let typed_bytes = {
-        let factory = SharedInformerFactory::new(server.client().unwrap(), Duration::ZERO);
+        let factory = TypedInformerFactory::new(server.client().unwrap(), Duration::ZERO);
         let informer = factory.informer_for::<Pod>();
         factory.start();
         assert!(factory.wait_for_cache_sync().await.values().all(|ok| *ok));

@@ -284,6 +284,25 @@ impl<K: Resource + Send + Sync + 'static> DeltaFifo<K> {
         }
     }
 
+    /// Completes once [`has_synced`](Self::has_synced) is true, or the FIFO is closed: how
+    /// a consumer blocked in [`pop`](Self::pop) learns that an empty first
+    /// [`replace`](Self::replace) synced the queue with nothing to pop.
+    pub async fn synced(&self) {
+        loop {
+            let notified = self.inner.notify.notified();
+            tokio::pin!(notified);
+            // Registered before looking at the state, so a replace in between still wakes us.
+            notified.as_mut().enable();
+            {
+                let state = self.inner.state.lock();
+                if state.has_synced() || state.is_closed() {
+                    return;
+                }
+            }
+            notified.await;
+        }
+    }
+
     /// Closes the FIFO: waiting pops wake up, and once the queue is empty every pop returns
     /// [`PopError::Closed`]. Producers may still queue (as in client-go).
     pub fn close(&self) {

@@ -9,10 +9,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, debug_span, warn};
 
 use crate::fifo::{DeltaFifo, Deltas};
-use crate::reflector::Reflector;
-
-/// An error from processing one key's deltas.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+use crate::reflector::{BoxError, Reflector};
 
 /// One key's deltas that a [`ProcessFunc`] could not apply, and why.
 pub struct ProcessFailure<K> {
@@ -34,11 +31,11 @@ pub type ProcessFunc<K> =
 
 /// Awaited after each processed batch, before the next pop: where an informer waits for
 /// handlers that apply back-pressure
-/// ([`OverflowPolicy::Block`](super::OverflowPolicy::Block)).
+/// ([`OverflowPolicy::Block`](crate::processor::OverflowPolicy::Block)).
 pub type AfterBatchFunc = Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync + 'static>;
 
 /// What a [`Controller`] needs (client-go's `cache.Config`).
-pub struct Config<K: Clone> {
+pub struct ControllerConfig<K: Clone> {
     /// The queue the reflector fills and the process loop drains.
     pub queue: DeltaFifo<K>,
     /// The reflector that lists and watches into `queue`.
@@ -48,7 +45,8 @@ pub struct Config<K: Clone> {
     /// Re-queue deltas whose processing failed (client-go's `RetryOnError`), unless the key
     /// was queued again meanwhile.
     pub retry_on_error: bool,
-    /// Set to `true` once the initial list has been processed.
+    /// Set to `true` once the initial list has been processed (or an empty one queued).
+    /// The controller's process loop is the only writer.
     pub synced: Option<watch::Sender<bool>>,
     /// Awaited after each batch, before `synced` is set and the next batch popped; the
     /// wait is abandoned when the controller is cancelled, and `synced` is then never set.
@@ -57,7 +55,7 @@ pub struct Config<K: Clone> {
 
 /// Runs a reflector and a process loop over one DeltaFIFO (client-go's `cache.New(cfg).Run`).
 pub struct Controller<K: Clone> {
-    config: Config<K>,
+    config: ControllerConfig<K>,
 }
 
 impl<K> Controller<K>
@@ -65,7 +63,7 @@ where
     K: kube::Resource + Clone + std::fmt::Debug + Send + Sync + 'static,
 {
     /// A controller over `config`; nothing runs until [`Controller::run`].
-    pub fn new(config: Config<K>) -> Self {
+    pub fn new(config: ControllerConfig<K>) -> Self {
         Self { config }
     }
 
@@ -77,7 +75,8 @@ where
     /// Runs the reflector and the process loop until `cancel` fires, then closes the queue and
     /// returns once both have ended.
     pub async fn run(self, cancel: CancellationToken) {
-        let Config { queue, reflector, process, retry_on_error, synced, after_batch } = self.config;
+        let ControllerConfig { queue, reflector, process, retry_on_error, synced, after_batch } =
+            self.config;
         let reflector_cancel = cancel.child_token();
         let reflector_task = async move { reflector.run(reflector_cancel).await };
         let close_queue = {
@@ -111,23 +110,36 @@ async fn process_loop<K>(
     let mut abandoned = false;
     loop {
         let mut failures = Vec::new();
-        let popped = queue
-            .pop_batch(usize::MAX, |batch, is_in_initial_list| {
-                let _span =
-                    debug_span!("process_batch", keys = batch.len(), is_in_initial_list).entered();
-                failures = process(batch, is_in_initial_list);
-                Ok::<(), std::convert::Infallible>(())
-            })
-            .await;
-        if popped.is_err() {
-            debug!("queue closed, process loop ends");
-            return;
-        }
-        if let Some(after_batch) = &after_batch {
+        let pop = queue.pop_batch(usize::MAX, |batch, is_in_initial_list| {
+            let _span =
+                debug_span!("process_batch", keys = batch.len(), is_in_initial_list).entered();
+            failures = process(batch, is_in_initial_list);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let unpublished = !abandoned && synced.as_ref().is_some_and(|synced| !*synced.borrow());
+        let popped = if unpublished {
+            // Until synced is published, an empty first list (nothing to pop) syncs too.
+            // The pop goes first, so queued deltas (and a closed queue) are seen before the
+            // sync; it is cancel-safe, as a pop that takes a batch processes it in that poll.
             tokio::select! {
                 biased;
-                () = cancel.cancelled() => abandoned = true,
-                () = after_batch() => {}
+                popped = pop => Some(popped),
+                () = queue.synced() => None,
+            }
+        } else {
+            Some(pop.await)
+        };
+        if let Some(popped) = popped {
+            if popped.is_err() {
+                debug!("queue closed, process loop ends");
+                return;
+            }
+            if let Some(after_batch) = &after_batch {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => abandoned = true,
+                    () = after_batch() => {}
+                }
             }
         }
         if !abandoned

@@ -1,6 +1,6 @@
 //! Errors of the informer API.
 
-use super::ProcessorError;
+use crate::processor::ProcessorError;
 use crate::store::StoreError;
 
 /// What an informer call can fail with.

@@ -1,34 +1,28 @@
 //! Feeds what the reflector lists and watches into a DeltaFIFO, applying the informer's
-//! transform on the way.
+//! transform on the way: the informer's [`ReflectorStore`].
 
 use std::sync::Arc;
 
 use kube::Resource;
-use tokio::sync::watch;
 
 use crate::DeletedObject;
 use crate::fifo::DeltaFifo;
 use crate::reflector::{BoxError, ReflectorStore};
 
-use super::shared_informer::Transform;
+use super::options::Transform;
 
 /// The reflector's view of an informer's DeltaFIFO.
 pub(crate) struct FifoSink<K> {
     queue: DeltaFifo<K>,
     transform: Option<Transform<K>>,
-    synced: watch::Sender<bool>,
 }
 
 impl<K> FifoSink<K>
 where
     K: Resource + Clone + Send + Sync + 'static,
 {
-    pub(crate) fn new(
-        queue: DeltaFifo<K>,
-        transform: Option<Transform<K>>,
-        synced: watch::Sender<bool>,
-    ) -> Self {
-        Self { queue, transform, synced }
+    pub(crate) fn new(queue: DeltaFifo<K>, transform: Option<Transform<K>>) -> Self {
+        Self { queue, transform }
     }
 
     /// Runs the transform in place: the reflector hands over a fresh `Arc`, so this never
@@ -47,12 +41,7 @@ where
 {
     fn replace(&self, list: Vec<Arc<K>>, resource_version: String) -> Result<(), BoxError> {
         let list = list.into_iter().map(|obj| self.transformed(obj)).collect();
-        self.queue.replace(list, &resource_version)?;
-        // An empty first list syncs the queue without anything to pop.
-        if self.queue.has_synced() && !*self.synced.borrow() {
-            self.synced.send_replace(true);
-        }
-        Ok(())
+        Ok(self.queue.replace(list, &resource_version)?)
     }
 
     fn add(&self, obj: Arc<K>) -> Result<(), BoxError> {

@@ -1,36 +1,29 @@
-//! Shared informers: event handlers, and the processor that feeds them.
-
-mod buffer;
-mod deferred;
-mod filtering;
-mod handler;
-mod listener;
-mod notification;
-mod options;
-mod processor;
-mod resync;
-
-pub use filtering::FilteringResourceEventHandler;
-pub use handler::{ResourceEventHandler, ResourceEventHandlerFuncs};
-pub use listener::{LISTENER_THREAD_NAME, ListenerHandle, ListenerId};
-pub use notification::Notification;
-pub use options::{HandlerOptions, OverflowPolicy};
-pub use processor::{ProcessorError, SharedProcessor};
+//! The informer: [`SharedIndexInformer`], the controller loop that drains its DeltaFIFO into
+//! the cache and the processor, and its options (client-go's `tools/cache/shared_informer.go`
+//! and `controller.go`).
+//!
+//! An informer wires the layers below it together: a [`Reflector`](crate::reflector::Reflector)
+//! lists and watches into a [`DeltaFifo`](crate::fifo::DeltaFifo) through the informer's
+//! transform (`fifo_sink`), the [`Controller`] pops batches of deltas and applies each batch
+//! to the [`Indexer`](crate::store::Indexer) in one transaction (`deltas`), and the
+//! [`SharedProcessor`](crate::processor::SharedProcessor) hands the resulting
+//! notifications to every handler.
 
 mod controller;
-mod erased;
-mod erased_view;
+mod deltas;
 mod error;
 mod fifo_sink;
-mod filtered;
+mod filtered_informer;
+mod inner;
+mod options;
+mod registration;
+mod run;
 mod shared_informer;
 
-pub use controller::{AfterBatchFunc, BoxError, Config, Controller, ProcessFailure, ProcessFunc};
-pub use erased::ErasedInformer;
+pub use controller::{AfterBatchFunc, Controller, ControllerConfig, ProcessFailure, ProcessFunc};
 pub use error::{InformerError, Result};
-pub(crate) use filtered::filtered_lister_watcher;
-pub use filtered::{InformerScope, new_filtered_informer};
-pub use shared_informer::{
-    MINIMUM_RESYNC_PERIOD, ResourceEventHandlerRegistration, SharedIndexInformer, Transform,
-    WatchErrorHandler,
-};
+pub(crate) use filtered_informer::filtered_lister_watcher;
+pub use filtered_informer::{InformerScope, new_filtered_informer};
+pub use options::{MINIMUM_RESYNC_PERIOD, Transform};
+pub use registration::ResourceEventHandlerRegistration;
+pub use shared_informer::SharedIndexInformer;

@@ -10,7 +10,7 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::informer::ListenerId;
+use crate::processor::ListenerId;
 
 /// Counts what one reflector asked the API server and what it got back.
 ///

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
-use kube_informers_runtime::{InformerError, SharedInformerFactory};
+use kube_informers_runtime::{InformerError, TypedInformerFactory};
 use kube_informers_testkit::TestApiServer;
 use parking_lot::Mutex;
 use tracing::field::{Field, Visit};
@@ -105,7 +105,7 @@ fn config_map(name: &str) -> ConfigMap {
 
 /// The testkit server with `count` ConfigMaps in namespace `team-<name>` for each
 /// `(name, count)`, and one factory per name, named after it and watching that namespace.
-async fn named_factories(teams: &[(&str, usize)]) -> (TestApiServer, Vec<SharedInformerFactory>) {
+async fn named_factories(teams: &[(&str, usize)]) -> (TestApiServer, Vec<TypedInformerFactory>) {
     let server = TestApiServer::start().await.unwrap();
     let client = server.client().unwrap();
     let mut factories = Vec::new();
@@ -116,14 +116,14 @@ async fn named_factories(teams: &[(&str, usize)]) -> (TestApiServer, Vec<SharedI
             api.create(&PostParams::default(), &config_map(&format!("cm-{i}"))).await.unwrap();
         }
         let factory =
-            SharedInformerFactory::builder(client.clone()).name(*name).namespace(namespace).build();
+            TypedInformerFactory::builder(client.clone()).name(*name).namespace(namespace).build();
         assert_eq!(factory.name(), Some(*name));
         factories.push(factory);
     }
     (server, factories)
 }
 
-async fn start_and_sync(factories: &[SharedInformerFactory]) {
+async fn start_and_sync(factories: &[TypedInformerFactory]) {
     for factory in factories {
         factory.start();
         let synced = factory.wait_for_cache_sync_timeout(Duration::from_secs(30)).await;
@@ -170,7 +170,7 @@ async fn an_unnamed_informer_keeps_its_reflector_name_and_has_no_informer_field(
     let _guard = tracing::subscriber::set_default(subscriber);
 
     let server = TestApiServer::start().await.unwrap();
-    let factory = SharedInformerFactory::new(server.client().unwrap(), Duration::ZERO);
+    let factory = TypedInformerFactory::new(server.client().unwrap(), Duration::ZERO);
     assert_eq!(factory.name(), None);
     assert_eq!(factory.informer_for::<ConfigMap>().name(), None);
     start_and_sync(std::slice::from_ref(&factory)).await;

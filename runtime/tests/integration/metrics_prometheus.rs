@@ -16,7 +16,7 @@ use kube_informers_runtime::metrics::prometheus::{
 use kube_informers_runtime::workqueue::{
     ItemExponentialFailureRateLimiter, QueueConfig, RateLimitingQueue,
 };
-use kube_informers_runtime::{ResourceEventHandlerFuncs, SharedInformerFactory};
+use kube_informers_runtime::{ResourceEventHandlerFuncs, TypedInformerFactory};
 use parking_lot::Mutex;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::registry::Registry;
@@ -144,7 +144,7 @@ fn quiet_client(requests: Arc<Mutex<Vec<String>>>) -> Client {
 #[tokio::test]
 async fn a_factory_registers_every_informer_it_has_started() {
     let requests = Arc::new(Mutex::new(Vec::new()));
-    let factory = SharedInformerFactory::new(quiet_client(requests.clone()), Duration::ZERO);
+    let factory = TypedInformerFactory::new(quiet_client(requests.clone()), Duration::ZERO);
     let mut registry = Registry::default();
     register_factory(&mut registry, &factory);
 

@@ -259,7 +259,7 @@ fn listener_threads_are_named() {
     );
     processor.distribute(add(1), false);
     let name = rx.recv_timeout(TIMEOUT).unwrap();
-    assert_eq!(name.as_deref(), Some(kube_informers_runtime::informer::LISTENER_THREAD_NAME));
+    assert_eq!(name.as_deref(), Some(kube_informers_runtime::processor::LISTENER_THREAD_NAME));
     futures::executor::block_on(processor.shutdown());
 }
 

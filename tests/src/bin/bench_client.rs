@@ -23,7 +23,7 @@ use kube::api::Api;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube_informers_runtime::{
     MetadataSharedInformerFactory, ResourceEventHandlerFuncs, SharedIndexInformer,
-    SharedInformerFactory,
+    TypedInformerFactory,
 };
 use serde_json::json;
 
@@ -217,11 +217,11 @@ where
     K::Scope: kube_informers_runtime::informer::InformerScope,
 {
     let start = Instant::now();
-    let mut builder = SharedInformerFactory::builder(client);
+    let mut builder = TypedInformerFactory::builder(client);
     if strip {
         builder = builder.strip_managed_fields();
     }
-    let factory: SharedInformerFactory = builder.build();
+    let factory: TypedInformerFactory = builder.build();
     let informer = factory.informer_for::<K>();
     let counter = Arc::new(AtomicUsize::new(0));
     let _registration = informer.add_event_handler(counting_handler::<K>(counter.clone()));

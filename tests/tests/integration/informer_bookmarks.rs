@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, PostParams};
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_testkit::TestApiServer;
 use kube_informers_tests::{Event, Recorder, eventually, init_tracing, next_event};
 
@@ -29,7 +29,7 @@ async fn bookmarks_advance_the_resource_version_and_resumes_do_not_relist() {
         .unwrap();
     server.seed().config_maps("apps", 20).unwrap();
     let client = server.client().unwrap();
-    let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
+    let factory = TypedInformerFactory::new(client.clone(), Duration::ZERO);
     let informer = factory.informer_for::<ConfigMap>();
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, PostParams};
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_testkit::{Cluster, SeedKind, ServerKind};
 use kube_informers_tests::{
     CallbackModel, Event, Recorder, cache_model, eventually, on_both_servers,
@@ -48,7 +48,7 @@ async fn late_handler_sees_each_object_once_then_every_event(server) {
             .filter_map(|cm| cm.metadata.name)
             .collect();
         let factory =
-            SharedInformerFactory::builder(client.clone()).namespace(namespace.clone()).build();
+            TypedInformerFactory::builder(client.clone()).namespace(namespace.clone()).build();
         let informer = factory.informer_for::<ConfigMap>();
         factory.start();
         assert!(

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, PostParams};
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_testkit::SeedKind;
 use kube_informers_tests::{
     CallbackModel, Event, Outage, Recorder, cache_model, eventually, on_both_servers,
@@ -21,7 +21,7 @@ async fn missed_deletes_become_tombstones_after_relist(server) {
     server.seed(SeedKind::ConfigMaps, "team", 40).await.unwrap();
     let client = server.client().unwrap();
     let outage = Outage::prepare(&server).await;
-    let factory = SharedInformerFactory::builder(outage.client(&server)).namespace("team").build();
+    let factory = TypedInformerFactory::builder(outage.client(&server)).namespace("team").build();
     let informer = factory.informer_for::<ConfigMap>();
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();

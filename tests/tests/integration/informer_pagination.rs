@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams};
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_runtime::reflector::ReflectorConfig;
 use kube_informers_testkit::SeedKind;
 use kube_informers_tests::{Outage, eventually, on_both_servers};
@@ -25,7 +25,7 @@ async fn consistent_relist_after_an_expired_watch_comes_in_pages(server) {
     server.seed(SeedKind::ConfigMaps, "paged", OBJECTS).await.unwrap();
     let outage = Outage::prepare(&server).await;
     let config = ReflectorConfig { page_size: PAGE, ..ReflectorConfig::default() };
-    let factory = SharedInformerFactory::builder(outage.client(&server))
+    let factory = TypedInformerFactory::builder(outage.client(&server))
         .namespace("paged")
         .reflector_config(config)
         .build();

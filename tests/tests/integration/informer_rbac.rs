@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_informers_runtime::{SharedInformerFactory, store::NAMESPACE_INDEX};
+use kube_informers_runtime::{TypedInformerFactory, store::NAMESPACE_INDEX};
 use kube_informers_testkit::SeedKind;
 use kube_informers_tests::on_both_servers;
 
@@ -17,7 +17,7 @@ on_both_servers! {
 async fn forbidden_list_backs_off_reports_and_recovers(server) {
     server.seed(SeedKind::ConfigMaps, "locked", 30).await.unwrap();
     server.set_read_access("configmaps", false).await.unwrap();
-    let factory = SharedInformerFactory::new(server.restricted_client().unwrap(), Duration::ZERO);
+    let factory = TypedInformerFactory::new(server.restricted_client().unwrap(), Duration::ZERO);
     let informer = factory.informer_for::<ConfigMap>();
     let errors = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&errors);

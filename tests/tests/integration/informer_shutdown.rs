@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kube_informers_runtime::{ResourceEventHandlerFuncs, SharedInformerFactory};
+use kube_informers_runtime::{ResourceEventHandlerFuncs, TypedInformerFactory};
 use kube_informers_testkit::{SeedKind, ServerKind};
 use kube_informers_tests::{
     counting_threads_alone, eventually, init_tracing, listener_threads, start_cluster,
@@ -43,7 +43,7 @@ fn shutdown_leaves_no_task_or_thread_behind(kind: ServerKind) {
         let baseline_threads = listener_threads();
         {
             let client = kube::Client::try_from(client_config).unwrap();
-            let factory = SharedInformerFactory::new(client, Duration::from_secs(1));
+            let factory = TypedInformerFactory::new(client, Duration::from_secs(1));
             for _ in 0..3 {
                 factory
                     .informer_for::<ConfigMap>()

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_informers_runtime::{SharedInformerFactory, reflector::ReflectorConfig};
+use kube_informers_runtime::{TypedInformerFactory, reflector::ReflectorConfig};
 use kube_informers_testkit::real::{FaultProxy, RealApiServer};
 use kube_informers_testkit::{InjectedFailure, SeedKind};
 use kube_informers_tests::{cache_model, init_tracing, on_both_servers};
@@ -21,7 +21,7 @@ async fn streaming_list_syncs_without_a_list_request(server) {
     server.seed(SeedKind::ConfigMaps, "stream", 700).await.unwrap();
     let client = server.client().unwrap();
     let factory =
-        SharedInformerFactory::builder(client.clone()).reflector_config(streaming()).build();
+        TypedInformerFactory::builder(client.clone()).reflector_config(streaming()).build();
     let informer = factory.informer_for::<ConfigMap>();
     factory.start();
     assert!(
@@ -46,7 +46,7 @@ async fn streaming_list_falls_back_to_a_list_when_refused() {
     server.seed().config_maps("stream", 50).unwrap();
     // A server that rejects the streaming parameters answers the first watch with 422.
     server.fail_next("watch", "configmaps", 1, InjectedFailure { code: 422, retry_after: None });
-    let factory = SharedInformerFactory::builder(server.client().unwrap())
+    let factory = TypedInformerFactory::builder(server.client().unwrap())
         .reflector_config(streaming())
         .build();
     let informer = factory.informer_for::<ConfigMap>();
@@ -76,7 +76,7 @@ mod real_server {
 
     /// Syncs a streaming informer through `proxy` and checks it holds the 50 ConfigMaps.
     async fn syncs_through(proxy: &FaultProxy, config: ReflectorConfig, within: Duration) {
-        let factory = SharedInformerFactory::builder(proxy.client().unwrap())
+        let factory = TypedInformerFactory::builder(proxy.client().unwrap())
             .namespace("stream")
             .reflector_config(config)
             .build();

@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams, PostParams};
 use kube_informers_runtime::labels;
 use kube_informers_runtime::lister::Lister;
-use kube_informers_runtime::{SharedInformerFactory, store::NAMESPACE_INDEX};
+use kube_informers_runtime::{TypedInformerFactory, store::NAMESPACE_INDEX};
 use kube_informers_testkit::SeedKind;
 use kube_informers_tests::{
     CallbackModel, Event, Recorder, cache_model, next_event, on_both_servers,
@@ -24,7 +24,7 @@ async fn syncs_5000_pods_then_follows_live_changes(server) {
         server.seed(SeedKind::Pods, ns, PER_NAMESPACE).await.unwrap();
     }
     let client = server.client().unwrap();
-    let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
+    let factory = TypedInformerFactory::new(client.clone(), Duration::ZERO);
     let informer = factory.informer_for::<Pod>();
     let (recorder, mut events) = Recorder::new();
     let registration = informer.add_event_handler(recorder).unwrap();

@@ -17,7 +17,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 use kube_informers_runtime::reflector::ReflectorError;
-use kube_informers_runtime::{SharedIndexInformer, SharedInformerFactory};
+use kube_informers_runtime::{SharedIndexInformer, TypedInformerFactory};
 use kube_informers_testkit::{Malformed, TestApiServer};
 use kube_informers_tests::{cache_model, eventually, init_tracing};
 use parking_lot::Mutex;
@@ -25,7 +25,7 @@ use parking_lot::Mutex;
 /// A synced informer over 20 seeded ConfigMaps, recording every reported error.
 struct Fixture {
     server: TestApiServer,
-    factory: SharedInformerFactory,
+    factory: TypedInformerFactory,
     informer: SharedIndexInformer<ConfigMap>,
     errors: Arc<Mutex<Vec<Seen>>>,
 }
@@ -88,7 +88,7 @@ impl Fixture {
             },
             ..Default::default()
         };
-        let factory = SharedInformerFactory::builder(client(&server).unwrap())
+        let factory = TypedInformerFactory::builder(client(&server).unwrap())
             .reflector_config(config)
             .build();
         let informer = factory.informer_for::<ConfigMap>();

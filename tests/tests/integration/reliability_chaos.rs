@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_runtime::reflector::{
     BackoffConfig, ReflectorConfig, ReflectorError, WireError,
 };
@@ -176,7 +176,7 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     let label = format!("chaos-seed={seed}");
     let informer_client = server.client_without_retry().unwrap();
     let selector = label.clone();
-    let factory = SharedInformerFactory::builder(informer_client)
+    let factory = TypedInformerFactory::builder(informer_client)
         .reflector_config(chaos_reflector_config(seed))
         .tweak_list_params(move |lp| lp.label_selector = Some(selector.clone()))
         .build();

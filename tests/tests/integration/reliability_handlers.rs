@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
-use kube_informers_runtime::{ResourceEventHandlerFuncs, SharedInformerFactory};
+use kube_informers_runtime::{ResourceEventHandlerFuncs, TypedInformerFactory};
 use kube_informers_testkit::TestApiServer;
 use kube_informers_tests::{Event, Recorder, eventually, init_tracing, next_event};
 
@@ -25,7 +25,7 @@ async fn a_panicking_handler_is_isolated() {
     let server = TestApiServer::start().await.unwrap();
     server.seed().config_maps("h", 5).unwrap();
     let client = server.client().unwrap();
-    let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
+    let factory = TypedInformerFactory::new(client.clone(), Duration::ZERO);
     let informer = factory.informer_for::<ConfigMap>();
     let panics = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&panics);
@@ -66,7 +66,7 @@ async fn a_blocked_handler_delays_neither_others_nor_the_lister() {
     init_tracing();
     let server = TestApiServer::start().await.unwrap();
     let client = server.client().unwrap();
-    let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
+    let factory = TypedInformerFactory::new(client.clone(), Duration::ZERO);
     let informer = factory.informer_for::<ConfigMap>();
     let (release, gate) = std::sync::mpsc::channel::<()>();
     let gate = parking_lot::Mutex::new(gate);

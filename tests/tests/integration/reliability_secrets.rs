@@ -9,7 +9,7 @@ use std::time::Duration;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_runtime::reflector::{BackoffConfig, ReflectorConfig};
 use kube_informers_testkit::{Malformed, TestApiServer};
 use kube_informers_tests::{Recorder, eventually};
@@ -91,7 +91,7 @@ async fn secret_data_never_reaches_the_logs() {
         },
         ..Default::default()
     };
-    let factory = SharedInformerFactory::builder(client.clone()).reflector_config(config).build();
+    let factory = TypedInformerFactory::builder(client.clone()).reflector_config(config).build();
     let informer = factory.informer_for::<Secret>();
     let (recorder, _events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();

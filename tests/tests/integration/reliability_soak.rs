@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams};
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_testkit::TestApiServer;
 use kube_informers_tests::{CallbackModel, Recorder, cache_model, init_tracing, peak_rss_kib};
 
@@ -30,7 +30,7 @@ async fn sustained_updates_converge() {
     let server = TestApiServer::start().await.unwrap();
     server.seed().config_maps("soak", OBJECTS).unwrap();
     let client = server.client().unwrap();
-    let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
+    let factory = TypedInformerFactory::new(client.clone(), Duration::ZERO);
     let informer = factory.informer_for::<ConfigMap>();
     let (recorder, mut events) = Recorder::new();
     let registration = informer.add_event_handler(recorder).unwrap();

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
-use kube_informers_runtime::SharedInformerFactory;
+use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_runtime::reflector::{ReflectorConfig, ReflectorError, WireError};
 use kube_informers_testkit::TestApiServer;
 use kube_informers_tests::{Event, Recorder, init_tracing, next_event};
@@ -48,7 +48,7 @@ async fn unanswered_watch_recovers(streaming_list: bool) {
     let client = server.client().unwrap();
     // The informer's first watch (its streaming list, in that mode) gets no answer.
     server.faults().hang_next("watch", "configmaps", 1);
-    let factory = SharedInformerFactory::builder(client.clone())
+    let factory = TypedInformerFactory::builder(client.clone())
         .reflector_config(short_watches(streaming_list))
         .build();
     let informer = factory.informer_for::<ConfigMap>();

@@ -14,7 +14,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::dynamic::GenericInformerFactory;
-use crate::factory::SharedInformerFactory;
+use crate::factory::TypedInformerFactory;
 use crate::informer::SharedIndexInformer;
 use crate::metrics::InformerStats;
 
@@ -51,7 +51,7 @@ impl Series {
 /// Every metric has a `resource` label: `group/version/resource` (`apps/v1/deployments`,
 /// `v1/pods` for the core group) for factory informers, or the label given to
 /// [`informer`](Self::informer). A named informer's series also have an `informer` label
-/// holding its name (a factory's [`name`](crate::SharedInformerFactoryBuilder::name), or
+/// holding its name (a factory's [`name`](crate::FactoryBuilder::name), or
 /// [`SharedIndexInformer::set_name`]), so two informers of one resource are reported
 /// apart; an unnamed informer's series have no `informer` label, exactly as before names
 /// existed (Prometheus treats a missing label as an empty one, so `informer=""` selects
@@ -78,11 +78,11 @@ impl Series {
 /// # #[allow(dead_code)]
 /// # async fn doc(client: kube::Client) {
 /// use std::time::Duration;
-/// use kube_informers_runtime::SharedInformerFactory;
+/// use kube_informers_runtime::TypedInformerFactory;
 /// use kube_informers_runtime::metrics::prometheus::InformerCollector;
 /// use prometheus_client::registry::Registry;
 ///
-/// let factory = SharedInformerFactory::new(client, Duration::ZERO);
+/// let factory = TypedInformerFactory::new(client, Duration::ZERO);
 /// let mut registry = Registry::default();
 /// InformerCollector::new().factory(&factory).register(&mut registry);
 ///
@@ -107,10 +107,11 @@ impl InformerCollector {
         Self::default()
     }
 
-    /// Adds every informer `factory` has started, at each scrape.
+    /// Adds every informer `factory` has started, at each scrape: a
+    /// [`TypedInformerFactory`] or the `kube-informers` crate's `SharedInformerFactory`.
     #[must_use]
-    pub fn factory(mut self, factory: &SharedInformerFactory) -> Self {
-        let factory = factory.clone();
+    pub fn factory(mut self, factory: &impl AsRef<TypedInformerFactory>) -> Self {
+        let factory = factory.as_ref().clone();
         self.sources.push(Arc::new(move || {
             factory
                 .informers()
@@ -180,7 +181,7 @@ impl InformerCollector {
 
 /// Registers every informer `factory` has started, or will start, with `registry`
 /// (shorthand for [`InformerCollector::new().factory(factory).register(registry)`](InformerCollector)).
-pub fn register_factory(registry: &mut Registry, factory: &SharedInformerFactory) {
+pub fn register_factory(registry: &mut Registry, factory: &impl AsRef<TypedInformerFactory>) {
     InformerCollector::new().factory(factory).register(registry);
 }
 

@@ -2,7 +2,7 @@
 //! (feature `metrics`).
 //!
 //! - [`InformerCollector`] exports informers' [`InformerStats`](super::InformerStats),
-//!   read at scrape time, for a whole [`SharedInformerFactory`](crate::SharedInformerFactory)
+//!   read at scrape time, for a whole [`TypedInformerFactory`](crate::TypedInformerFactory)
 //!   ([`register_factory`]), a dynamic factory or single informers.
 //! - [`WorkQueueMetricsProvider`] records client-go's work queue metrics
 //!   (`workqueue_depth`, `workqueue_adds_total`, …) for every named queue built with it.

@@ -1,5 +1,5 @@
-//! A type-erased handle on a typed informer, for code that picks informers by
-//! GroupVersionResource (client-go's `GenericInformer` in `informers/generic.go`).
+//! A typed informer with its type erased: what a typed factory holds and hands out from
+//! `informers()`, for code that picks informers by GroupVersionResource.
 
 use std::any::Any;
 use std::fmt::Debug;
@@ -11,10 +11,11 @@ use kube::core::{DynamicObject, GroupVersionResource};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use super::erased_view::DynamicView;
-use super::shared_informer::SharedIndexInformer;
-use crate::dynamic::{GenericLister, ObjectView};
-use crate::lister::Lister;
+use tokio::task::JoinHandle;
+
+use super::core::Member;
+use crate::informer::SharedIndexInformer;
+use crate::lister::{DynamicView, GenericLister, Lister, ObjectView};
 use crate::metrics::InformerStats;
 
 /// What the factory and generic callers need of an informer without knowing its type.
@@ -70,6 +71,10 @@ where
 }
 
 /// A typed informer whose type is known only at run time, with the resource it watches.
+///
+/// Unlike a dynamic factory's [`GenericInformer`](crate::GenericInformer) (client-go's
+/// `GenericInformer`, whose cache holds dynamic objects), the cache behind it holds typed
+/// objects; its [`lister`](Self::lister) converts them on read.
 ///
 /// Get the typed informer back with [`ErasedInformer::downcast`], or read its cache without
 /// knowing the type through [`ErasedInformer::lister`].
@@ -167,5 +172,20 @@ impl ErasedInformer {
     /// Runs the informer until `cancel` fires (see [`SharedIndexInformer::run`]).
     pub async fn run(&self, cancel: CancellationToken) {
         self.informer.run(cancel).await
+    }
+}
+
+impl Member for ErasedInformer {
+    fn gvr(&self) -> &GroupVersionResource {
+        &self.gvr
+    }
+    fn spawn(&self, cancel: CancellationToken) -> JoinHandle<()> {
+        tokio::spawn(self.informer.run(cancel))
+    }
+    fn wait_for_sync(&self) -> impl std::future::Future<Output = bool> + Send {
+        self.informer.wait_for_sync()
+    }
+    fn has_synced(&self) -> bool {
+        self.informer.has_synced()
     }
 }

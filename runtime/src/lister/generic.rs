@@ -6,7 +6,7 @@ use std::sync::Arc;
 use kube::Resource;
 use kube::core::{DynamicObject, GroupVersionResource, Selector};
 
-use crate::lister::{Lister, NamespaceLister};
+use super::typed::{Lister, NamespaceLister};
 use crate::store::Indexer;
 
 /// A cache that hands out its objects as `K` only on read, such as a typed informer's

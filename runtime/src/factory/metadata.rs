@@ -7,9 +7,9 @@ use std::time::Duration;
 use kube::core::{DynamicObject, PartialObjectMeta};
 use kube::{Api, Client};
 
-use super::builder::DynamicFactoryBuilder;
-use super::factory::GenericInformerFactory;
-use super::metadata_lister_watcher::MetadataListerWatcher;
+use super::generic::GenericInformerFactory;
+use super::generic_builder::DynamicFactoryBuilder;
+use crate::dynamic::MetadataListerWatcher;
 use crate::reflector::{ListerWatcher, TweakListParams};
 
 /// The objects a metadata-only informer caches: `apiVersion`, `kind` and `metadata`.
@@ -17,7 +17,7 @@ pub type MetadataObject = PartialObjectMeta<DynamicObject>;
 
 /// Shared metadata-only informers for any GroupVersionResource (client-go's
 /// `metadatainformer.SharedInformerFactory`): same shape as
-/// [`DynamicSharedInformerFactory`](super::DynamicSharedInformerFactory), but lists and
+/// [`DynamicSharedInformerFactory`](crate::dynamic::DynamicSharedInformerFactory), but lists and
 /// watches ask the server for `PartialObjectMetadata` and the caches hold only metadata.
 ///
 /// ```no_run
@@ -71,6 +71,6 @@ impl GenericInformerFactory<MetadataObject> {
 
     /// A builder for a factory with more options (a transform, reflector settings).
     pub fn builder(client: Client) -> MetadataSharedInformerFactoryBuilder {
-        DynamicFactoryBuilder::new(client, metadata_lister_watcher)
+        DynamicFactoryBuilder::generic(client, metadata_lister_watcher)
     }
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use kube::core::DynamicObject;
 use kube::{Api, Client};
 
-use super::builder::DynamicFactoryBuilder;
-use super::factory::GenericInformerFactory;
+use super::generic::GenericInformerFactory;
+use super::generic_builder::DynamicFactoryBuilder;
 use crate::reflector::{ApiListerWatcher, ListerWatcher, TweakListParams};
 
 /// Shared informers of whole objects for any GroupVersionResource (client-go's
@@ -66,6 +66,6 @@ impl GenericInformerFactory<DynamicObject> {
 
     /// A builder for a factory with more options (a transform, reflector settings).
     pub fn builder(client: Client) -> DynamicSharedInformerFactoryBuilder {
-        DynamicFactoryBuilder::new(client, dynamic_lister_watcher)
+        DynamicFactoryBuilder::generic(client, dynamic_lister_watcher)
     }
 }

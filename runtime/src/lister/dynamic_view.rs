@@ -1,5 +1,5 @@
 //! A typed informer's cache read as [`DynamicObject`]s, for the lister of an
-//! [`ErasedInformer`](super::ErasedInformer) (client-go's `GenericInformer.Lister()`).
+//! [`ErasedInformer`](crate::ErasedInformer) (client-go's `GenericInformer.Lister()`).
 //!
 //! The cache keeps only the typed objects; each object read is converted on the way out, so
 //! nothing is stored twice and callers who never list through the erased lister pay
@@ -13,16 +13,16 @@ use serde::Serialize;
 use serde_json::Value;
 use tracing::warn;
 
-use crate::dynamic::ObjectView;
-use crate::lister::Lister;
+use super::generic::ObjectView;
+use super::typed::Lister;
 
 /// The objects of a typed cache, converted to [`DynamicObject`] when read.
-pub(super) struct DynamicView<K> {
+pub(crate) struct DynamicView<K> {
     lister: Lister<K>,
 }
 
 impl<K: Resource> DynamicView<K> {
-    pub(super) fn new(lister: Lister<K>) -> Self {
+    pub(crate) fn new(lister: Lister<K>) -> Self {
         Self { lister }
     }
 }

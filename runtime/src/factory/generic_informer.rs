@@ -5,15 +5,15 @@ use std::fmt::{self, Debug};
 use kube::Resource;
 use kube::core::{ApiResource, DynamicObject, GroupVersionResource};
 
-use super::generic_lister::GenericLister;
 use crate::informer::SharedIndexInformer;
+use crate::lister::GenericLister;
 
 /// A shared informer for one GroupVersionResource, and a lister over its cache
 /// (client-go's `informers.GenericInformer`).
 ///
-/// `K` is [`DynamicObject`] for a [`DynamicSharedInformerFactory`](super::DynamicSharedInformerFactory)
-/// and [`MetadataObject`](super::MetadataObject) for a
-/// [`MetadataSharedInformerFactory`](super::MetadataSharedInformerFactory). Cloning is
+/// `K` is [`DynamicObject`] for a [`DynamicSharedInformerFactory`](crate::dynamic::DynamicSharedInformerFactory)
+/// and [`MetadataObject`](crate::dynamic::MetadataObject) for a
+/// [`MetadataSharedInformerFactory`](crate::dynamic::MetadataSharedInformerFactory). Cloning is
 /// cheap; every clone is the same informer.
 pub struct GenericInformer<K = DynamicObject> {
     gvr: GroupVersionResource,

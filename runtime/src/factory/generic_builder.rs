@@ -1,0 +1,86 @@
+//! What only the dynamic and metadata factories' builder takes: a transform of whole
+//! objects, and (set by each front-end) the lister-watcher constructor.
+
+use std::sync::Arc;
+
+use kube::Client;
+
+use super::builder::FactoryBuilder;
+use super::generic::GenericInformerFactory;
+use super::options::{GenericSetup, MakeListerWatcher};
+use crate::informer::Transform;
+use crate::reflector::TweakListParams;
+
+/// Builds a [`DynamicSharedInformerFactory`](crate::dynamic::DynamicSharedInformerFactory)
+/// or a [`MetadataSharedInformerFactory`](crate::dynamic::MetadataSharedInformerFactory);
+/// get one from their `builder` function.
+///
+/// ```no_run
+/// # use std::time::Duration;
+/// # use kube::core::GroupVersionResource;
+/// # use kube_informers_runtime::dynamic::DynamicSharedInformerFactory;
+/// # #[allow(dead_code)]
+/// # async fn doc(client: kube::Client) {
+/// let factory = DynamicSharedInformerFactory::builder(client)
+///     .name("team-a")
+///     .default_resync(Duration::from_secs(0))
+///     .namespace("prod")
+///     .tweak_list_params(|lp| lp.label_selector = Some("team=a".into()))
+///     .transform(|obj| obj.metadata.managed_fields = None)
+///     .build();
+/// let widgets = factory.for_resource(&GroupVersionResource::gvr("example.com", "v1", "widgets"));
+/// factory.start();
+/// # let _ = widgets;
+/// # }
+/// ```
+pub type DynamicFactoryBuilder<K> = FactoryBuilder<GenericSetup<K>>;
+
+impl<K> FactoryBuilder<GenericSetup<K>> {
+    pub(crate) fn generic(client: Client, make_lister_watcher: MakeListerWatcher<K>) -> Self {
+        Self::with_setup(client, GenericSetup { transform: None, make_lister_watcher })
+    }
+
+    /// The namespace and tweak of the `filtered` constructors, as they come.
+    pub(crate) fn filter(
+        mut self,
+        namespace: Option<String>,
+        tweak: Option<TweakListParams>,
+    ) -> Self {
+        self.common.namespace = namespace;
+        self.common.tweak = tweak;
+        self
+    }
+
+    /// Mutate every object of every informer before it is stored (client-go's
+    /// `SetTransform`), e.g. to drop `managedFields` or unread parts of `data`. A second
+    /// call composes after the first.
+    pub fn transform(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self
+    where
+        K: 'static,
+    {
+        let composed: Transform<K> = match self.setup.transform.take() {
+            None => Arc::new(transform),
+            Some(first) => Arc::new(move |obj: &mut K| {
+                first(obj);
+                transform(obj);
+            }),
+        };
+        self.setup.transform = Some(composed);
+        self
+    }
+}
+
+impl<K> FactoryBuilder<GenericSetup<K>>
+where
+    K: kube::Resource<DynamicType = kube::core::ApiResource>
+        + Clone
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    /// The factory.
+    pub fn build(self) -> GenericInformerFactory<K> {
+        GenericInformerFactory::from_options(self.client, self.common, self.setup)
+    }
+}

@@ -1,0 +1,69 @@
+//! What a factory applies to the informers it makes: the options every front-end takes,
+//! and those of the typed and of the dynamic/metadata front-ends alone.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::Api;
+use kube::core::DynamicObject;
+
+use crate::informer::Transform;
+use crate::reflector::{ListerWatcher, ReflectorConfig, TweakListParams};
+
+/// What every factory applies to each informer it makes.
+pub(crate) struct CommonOptions {
+    /// The name of every informer of this factory, if any.
+    pub(crate) name: Option<String>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) default_resync: Duration,
+    pub(crate) tweak: Option<TweakListParams>,
+    pub(crate) reflector_config: ReflectorConfig,
+}
+
+impl Default for CommonOptions {
+    fn default() -> Self {
+        Self {
+            name: None,
+            namespace: None,
+            default_resync: Duration::ZERO,
+            tweak: None,
+            reflector_config: ReflectorConfig::default(),
+        }
+    }
+}
+
+/// Mutates the metadata of every object of every informer of a factory before it is stored.
+pub type MetadataTransform = Arc<dyn Fn(&mut ObjectMeta) + Send + Sync + 'static>;
+
+/// What only a typed factory applies.
+#[derive(Default)]
+pub(crate) struct TypedOptions {
+    pub(crate) custom_resync: HashMap<TypeId, Duration>,
+    pub(crate) transform: Option<MetadataTransform>,
+    /// Drop `metadata.managedFields`: while decoding for the informers this factory
+    /// builds, after decoding for those built by an `informer_for_with` constructor.
+    pub(crate) strip_managed_fields: bool,
+}
+
+/// The options only a typed factory takes, for a factory of type `F`; set them through
+/// [`TypedFactoryBuilder`](super::TypedFactoryBuilder).
+pub struct TypedSetup<F> {
+    pub(crate) options: TypedOptions,
+    pub(crate) factory: PhantomData<fn() -> F>,
+}
+
+/// Makes the lister-watcher of one informer from the `Api` its URLs come from: this is
+/// all that differs between the dynamic and the metadata factory.
+pub(crate) type MakeListerWatcher<K> =
+    fn(Api<DynamicObject>, Option<TweakListParams>) -> Arc<dyn ListerWatcher<K>>;
+
+/// The options only a dynamic or metadata factory takes; set them through
+/// [`DynamicFactoryBuilder`](super::DynamicFactoryBuilder).
+pub struct GenericSetup<K> {
+    pub(crate) transform: Option<Transform<K>>,
+    pub(crate) make_lister_watcher: MakeListerWatcher<K>,
+}

@@ -1,0 +1,251 @@
+//! The typed front-end of the factory core: one informer per Rust type, made with the
+//! factory's namespace, list tweak, resync, transform and the namespace index (client-go's
+//! `informers/factory.go`).
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::core::GroupVersionResource;
+use kube::{Client, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tracing::debug;
+
+use super::core::FactoryCore;
+use super::erased::ErasedInformer;
+use super::options::{CommonOptions, TypedOptions};
+use crate::informer::{InformerScope, SharedIndexInformer, filtered_lister_watcher};
+use crate::reflector::TweakListParams;
+use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
+
+/// Hands out one shared informer per resource type, starts them, waits for them to sync
+/// and shuts them all down: the typed factory of this crate, with `informer_for::<K>()`
+/// for any `K`.
+///
+/// The `kube-informers` crate's `SharedInformerFactory` is this factory plus client-go's
+/// generated accessors (`factory.apps().v1().deployments()`); use that one in programs.
+/// Cloning is cheap; every clone is the same factory.
+///
+/// ```no_run
+/// # use std::time::Duration;
+/// # use k8s_openapi::api::apps::v1::Deployment;
+/// # use kube_informers_runtime::TypedInformerFactory;
+/// # #[allow(dead_code)]
+/// # async fn doc(client: kube::Client) {
+/// let factory = TypedInformerFactory::new(client, Duration::ZERO);
+/// let deployments = factory.informer_for::<Deployment>();
+/// factory.start();
+/// let synced = factory.wait_for_cache_sync().await;
+/// assert!(synced.values().all(|ok| *ok));
+/// let count = deployments.get_indexer().len();
+/// # let _ = count;
+/// factory.shutdown().await;
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct TypedInformerFactory {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    core: FactoryCore<TypeId, ErasedInformer>,
+    common: CommonOptions,
+    typed: TypedOptions,
+}
+
+impl TypedInformerFactory {
+    pub(crate) fn from_options(client: Client, common: CommonOptions, typed: TypedOptions) -> Self {
+        Self { inner: Arc::new(Inner { core: FactoryCore::new(client), common, typed }) }
+    }
+
+    /// The client informers of this factory use.
+    pub fn client(&self) -> &Client {
+        self.inner.core.client()
+    }
+
+    /// The namespace this factory watches, `None` for all.
+    pub fn namespace(&self) -> Option<&str> {
+        self.inner.common.namespace.as_deref()
+    }
+
+    /// The name given to this factory's informers by
+    /// [`FactoryBuilder::name`](super::FactoryBuilder::name), if any.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.common.name.as_deref()
+    }
+
+    /// The shared informer for `K`, created on first use with the factory's namespace,
+    /// list tweak, resync, transform and the namespace index (client-go's `InformerFor`).
+    ///
+    /// An informer created after [`start`](Self::start) runs from the next `start` call.
+    /// `K` must serialize so that [`informers`](Self::informers) can list its cache as
+    /// dynamic objects (see [`ErasedInformer::lister`]).
+    pub fn informer_for<K>(&self) -> SharedIndexInformer<K>
+    where
+        K: Resource<DynamicType = ()>
+            + Clone
+            + Serialize
+            + DeserializeOwned
+            + Debug
+            + Send
+            + Sync
+            + 'static,
+        K::Scope: InformerScope,
+    {
+        let strip = self.inner.typed.strip_managed_fields;
+        self.informer_for_inner(strip, |client, options| {
+            let mut indexers: Indexers<K> = Indexers::default();
+            indexers.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
+            let mut lister_watcher =
+                filtered_lister_watcher::<K>(client, options.namespace, options.tweak);
+            if strip {
+                lister_watcher = lister_watcher.skip_managed_fields();
+            }
+            SharedIndexInformer::new(Arc::new(lister_watcher), options.resync, indexers)
+        })
+    }
+
+    /// The shared informer for `K`, made by `new_informer` on first use (client-go's
+    /// `InformerFor` with its `NewInformerFunc`): for callers that build informers their own
+    /// way but still want one per type in this factory.
+    pub fn informer_for_with<K>(
+        &self,
+        new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
+    ) -> SharedIndexInformer<K>
+    where
+        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
+    {
+        self.informer_for_inner(false, new_informer)
+    }
+
+    /// [`informer_for_with`](Self::informer_for_with), where `skips_managed_fields` says
+    /// whether `new_informer` already drops managed fields while decoding.
+    fn informer_for_inner<K>(
+        &self,
+        skips_managed_fields: bool,
+        new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
+    ) -> SharedIndexInformer<K>
+    where
+        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
+    {
+        let type_id = TypeId::of::<K>();
+        let made = self.inner.core.get_or_insert_with(type_id, || {
+            ErasedInformer::new(
+                self.new_informer(skips_managed_fields, new_informer),
+                gvr_of::<K>(),
+            )
+        });
+        made.downcast::<K>().expect("the informer under a type's TypeId is of that type")
+    }
+
+    /// A new informer made by `new_informer`, with the factory's options applied.
+    fn new_informer<K>(
+        &self,
+        skips_managed_fields: bool,
+        new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
+    ) -> SharedIndexInformer<K>
+    where
+        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
+    {
+        let Inner { core, common, typed } = &*self.inner;
+        let type_id = TypeId::of::<K>();
+        let resync = typed.custom_resync.get(&type_id).copied().unwrap_or(common.default_resync);
+        let informer = new_informer(
+            core.client().clone(),
+            InformerOptions {
+                namespace: common.namespace.as_deref(),
+                resync,
+                tweak: common.tweak.clone(),
+            },
+        );
+        // A fresh informer has not started, so these cannot fail.
+        let _ = informer.set_reflector_config(common.reflector_config.clone());
+        if let Some(name) = &common.name {
+            let _ = informer.set_name(name.clone());
+        }
+        let strip_after_decode = typed.strip_managed_fields && !skips_managed_fields;
+        let transform = typed.transform.clone();
+        if strip_after_decode || transform.is_some() {
+            let _ = informer.set_transform(move |obj: &mut K| {
+                let meta = obj.meta_mut();
+                if strip_after_decode {
+                    meta.managed_fields = None;
+                }
+                if let Some(transform) = &transform {
+                    transform(meta);
+                }
+            });
+        }
+        let gvr = gvr_of::<K>();
+        debug!(resource = %gvr.resource, informer = common.name.as_deref(), "created shared informer");
+        informer
+    }
+
+    /// Starts every informer not started yet; call it again after asking for more informers
+    /// (client-go's `Start`). Must be called within a Tokio runtime. Does nothing after
+    /// [`shutdown`](Self::shutdown).
+    pub fn start(&self) {
+        self.inner.core.start();
+    }
+
+    /// Waits until every started informer has synced; the map says, per resource, whether
+    /// it did (`false` only for one that stopped first) (client-go's `WaitForCacheSync`).
+    pub async fn wait_for_cache_sync(&self) -> HashMap<GroupVersionResource, bool> {
+        self.wait_for_cache_sync_until(std::future::pending()).await
+    }
+
+    /// Like [`wait_for_cache_sync`](Self::wait_for_cache_sync), giving up after `timeout`:
+    /// informers not synced by then map to `false`.
+    pub async fn wait_for_cache_sync_timeout(
+        &self,
+        timeout: Duration,
+    ) -> HashMap<GroupVersionResource, bool> {
+        self.wait_for_cache_sync_until(tokio::time::sleep(timeout)).await
+    }
+
+    /// Like [`wait_for_cache_sync`](Self::wait_for_cache_sync), giving up when `stop`
+    /// completes (a cancellation token's `cancelled()`, a timer, a signal): informers not
+    /// synced by then map to `false`.
+    pub async fn wait_for_cache_sync_until(
+        &self,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> HashMap<GroupVersionResource, bool> {
+        self.inner.core.wait_for_cache_sync_until(stop).await
+    }
+
+    /// Every informer this factory made, with its resource.
+    pub fn informers(&self) -> Vec<ErasedInformer> {
+        self.inner.core.members()
+    }
+
+    /// Stops every informer and returns once all of their tasks and handler threads have
+    /// ended (client-go's `Shutdown`). The factory starts nothing afterwards.
+    pub async fn shutdown(&self) {
+        self.inner.core.shutdown().await;
+    }
+}
+
+impl AsRef<TypedInformerFactory> for TypedInformerFactory {
+    fn as_ref(&self) -> &TypedInformerFactory {
+        self
+    }
+}
+
+/// What a factory hands to a [`TypedInformerFactory::informer_for_with`] constructor.
+#[derive(Clone)]
+pub struct InformerOptions<'a> {
+    /// The factory's namespace, `None` for all.
+    pub namespace: Option<&'a str>,
+    /// The resync period for this type (custom, or the factory default).
+    pub resync: Duration,
+    /// The factory's list tweak.
+    pub tweak: Option<TweakListParams>,
+}
+
+/// The GroupVersionResource of a typed resource.
+pub fn gvr_of<K: Resource<DynamicType = ()>>() -> GroupVersionResource {
+    GroupVersionResource::gvr(&K::group(&()), &K::version(&()), &K::plural(&()))
+}

@@ -1,0 +1,101 @@
+//! What only the typed factory's builder takes: per-type resyncs, managed-fields
+//! stripping and a metadata transform.
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::Client;
+
+use super::builder::FactoryBuilder;
+use super::options::{TypedOptions, TypedSetup};
+use super::typed::TypedInformerFactory;
+
+impl TypedInformerFactory {
+    /// A factory over all namespaces whose handlers resync every `default_resync` (zero:
+    /// never) (client-go's `NewSharedInformerFactory`).
+    pub fn new(client: Client, default_resync: Duration) -> Self {
+        Self::builder(client).default_resync(default_resync).build()
+    }
+
+    /// A builder for a factory with options (client-go's
+    /// `NewSharedInformerFactoryWithOptions`).
+    pub fn builder(client: Client) -> TypedFactoryBuilder<Self> {
+        TypedFactoryBuilder::<Self>::new(client)
+    }
+}
+
+/// Builds a typed factory; `F` is the factory type to build: the runtime's
+/// [`TypedInformerFactory`], or the `kube-informers` crate's `SharedInformerFactory`,
+/// which adds the generated accessors around it.
+///
+/// ```no_run
+/// # use std::time::Duration;
+/// # use kube_informers_runtime::TypedInformerFactory;
+/// # #[allow(dead_code)]
+/// # async fn doc(client: kube::Client) {
+/// let factory = TypedInformerFactory::builder(client)
+///     .name("team-a")
+///     .default_resync(Duration::from_secs(0))
+///     .namespace("prod")
+///     .tweak_list_params(|lp| lp.label_selector = Some("team=a".into()))
+///     .strip_managed_fields()
+///     .build();
+/// factory.start();
+/// # }
+/// ```
+pub type TypedFactoryBuilder<F = TypedInformerFactory> = FactoryBuilder<TypedSetup<F>>;
+
+impl<F: From<TypedInformerFactory>> FactoryBuilder<TypedSetup<F>> {
+    /// A builder for a factory over `client`: all namespaces, no resync.
+    pub fn new(client: Client) -> Self {
+        Self::with_setup(
+            client,
+            TypedSetup { options: TypedOptions::default(), factory: PhantomData },
+        )
+    }
+
+    /// A resync period for the informer of `K` only (client-go's `WithCustomResyncConfig`).
+    pub fn custom_resync<K: 'static>(mut self, period: Duration) -> Self {
+        self.setup.options.custom_resync.insert(TypeId::of::<K>(), period);
+        self
+    }
+
+    /// Drop `metadata.managedFields` from every object before it is stored: it is often
+    /// the largest part of an object and controllers rarely read it.
+    ///
+    /// The informers the factory builds skip the field while decoding list pages and
+    /// watch events, so it is never built (see
+    /// [`ApiListerWatcher::skip_managed_fields`](crate::ApiListerWatcher::skip_managed_fields));
+    /// transforms see it as `None`. Informers made by an
+    /// [`informer_for_with`](TypedInformerFactory::informer_for_with) constructor
+    /// have it removed after decoding, before the transforms run.
+    pub fn strip_managed_fields(mut self) -> Self {
+        self.setup.options.strip_managed_fields = true;
+        self
+    }
+
+    /// Mutate the metadata of every object before it is stored (client-go's
+    /// `WithTransform`, restricted to what every type has). A second call composes after
+    /// the first.
+    pub fn transform_metadata(
+        mut self,
+        transform: impl Fn(&mut ObjectMeta) + Send + Sync + 'static,
+    ) -> Self {
+        self.setup.options.transform = Some(match self.setup.options.transform.take() {
+            None => Arc::new(transform),
+            Some(first) => Arc::new(move |meta: &mut ObjectMeta| {
+                first(meta);
+                transform(meta);
+            }),
+        });
+        self
+    }
+
+    /// The factory.
+    pub fn build(self) -> F {
+        F::from(TypedInformerFactory::from_options(self.client, self.common, self.setup.options))
+    }
+}

@@ -1,0 +1,95 @@
+//! Running a [`SharedIndexInformer`]: its DeltaFIFO, the reflector that fills it and the
+//! controller that drains it into the cache and the handlers (client-go's
+//! `sharedIndexInformer.Run`).
+
+use std::fmt::Debug;
+use std::sync::{Arc, Weak};
+
+use kube::Resource;
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use super::controller::{Controller, ControllerConfig};
+use super::fifo_sink::FifoSink;
+use super::shared_informer::SharedIndexInformer;
+use crate::fifo::{DeltaFifo, KnownObjects};
+use crate::reflector::{Reflector, ReflectorConfig};
+
+impl<K> SharedIndexInformer<K>
+where
+    K: Resource + Clone + Debug + Send + Sync + 'static,
+{
+    /// Lists, watches and notifies handlers until `cancel` fires; returns once every task
+    /// and handler thread of this informer has ended. Running an informer twice is a no-op
+    /// that returns at once.
+    #[tracing::instrument(
+        name = "informer",
+        skip_all,
+        fields(resource = %self.inner.resource, informer = tracing::field::Empty)
+    )]
+    pub async fn run(&self, cancel: CancellationToken) {
+        let controller = {
+            let mut state = self.inner.state.lock();
+            if let Some(name) = &state.name {
+                tracing::Span::current().record("informer", name.as_str());
+            }
+            if state.started {
+                warn!("informer already started");
+                return;
+            }
+            state.started = true;
+            let known: Arc<dyn KnownObjects<K>> = Arc::new(self.inner.indexer.clone());
+            let queue = DeltaFifo::new(Some(known));
+            let sink = FifoSink::new(queue.clone(), state.transform.clone());
+            let mut config = state.reflector_config.clone();
+            config.resync_period = state.resync_check_period;
+            if let Some(name) = &state.name
+                && config.name == ReflectorConfig::default().name
+            {
+                config.name = format!("{name}/{}", self.inner.resource);
+            }
+            let counted = &self.inner.stats.reflector;
+            let mut reflector = Reflector::new(
+                counted.instrument_lister_watcher(Arc::clone(&self.inner.lister_watcher)),
+                counted.instrument_store(Arc::new(sink)),
+                config,
+            );
+            let processor = self.inner.processor.clone();
+            reflector.set_should_resync(Arc::new(move || processor.should_resync()));
+            if let Some(handler) = state.watch_error_handler.clone() {
+                reflector.set_watch_error_handler(handler);
+            }
+            state.last_sync_resource_version = Some(reflector.last_sync_resource_version_handle());
+            state.queue = Some(queue.clone());
+            let weak = Arc::downgrade(&self.inner);
+            let deliver_weak = Weak::clone(&weak);
+            Controller::new(ControllerConfig {
+                queue,
+                reflector,
+                process: Arc::new(move |batch, is_in_initial_list| match weak.upgrade() {
+                    Some(inner) => inner.handle_deltas(batch, is_in_initial_list),
+                    None => Vec::new(),
+                }),
+                retry_on_error: false,
+                synced: Some(self.inner.synced.clone()),
+                after_batch: Some(Arc::new(move || {
+                    let weak = Weak::clone(&deliver_weak);
+                    Box::pin(async move {
+                        if let Some(inner) = weak.upgrade() {
+                            inner.deliver_deferred().await;
+                        }
+                    })
+                })),
+            })
+        };
+        info!("starting informer");
+        self.inner.stats.time_sync(self.inner.synced.subscribe(), controller.run(cancel)).await;
+        self.inner.state.lock().stopped = true;
+        // Wake sync waiters so they see the stop.
+        self.inner.synced.send_modify(|_| {});
+        self.inner.processor.shutdown().await;
+        // Whatever was held back for blocked handlers is for stopped listeners now.
+        drop(std::mem::take(&mut *self.inner.deferred.lock()));
+        info!("informer stopped");
+    }
+}
