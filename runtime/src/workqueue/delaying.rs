@@ -1,7 +1,6 @@
 //! A work queue that can add items later (client-go `util/workqueue/delaying_queue.go`).
 
 use std::hash::Hash;
-use std::ops::Deref;
 use std::time::Duration;
 
 use super::queue::{QueueConfig, WorkQueue};
@@ -9,11 +8,11 @@ use super::queue::{QueueConfig, WorkQueue};
 /// A [`WorkQueue`] with [`add_after`](Self::add_after) (client-go `TypedDelayingInterface`),
 /// to requeue items after failures without a hot loop.
 ///
-/// Every [`WorkQueue`] method is available through `Deref`, as Go embeds the interface.
+/// It has every [`WorkQueue`] method too, as Go embeds the interface.
 ///
 /// Delays are measured with [`tokio::time::Instant`], so tests can drive them with
 /// `tokio::time::pause()` and `advance()`. There is no timer task: every queue operation
-/// first moves the due items into the queue, and a waiting [`get`](WorkQueue::get) sleeps
+/// first moves the due items into the queue, and a waiting [`get`](Self::get) sleeps
 /// until the earliest delay ends. So the queue can be built and used anywhere, and
 /// [`len`](WorkQueue::len) counts an item as soon as its delay has passed. Delayed items
 /// not yet due are dropped at shutdown, as client-go's waiting loop drops them.
@@ -30,14 +29,6 @@ impl<T> Clone for DelayingQueue<T> {
 impl<T> std::fmt::Debug for DelayingQueue<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("DelayingQueue").field(&self.queue).finish()
-    }
-}
-
-impl<T> Deref for DelayingQueue<T> {
-    type Target = WorkQueue<T>;
-
-    fn deref(&self) -> &WorkQueue<T> {
-        &self.queue
     }
 }
 
@@ -76,3 +67,5 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
         &self.queue
     }
 }
+
+work_queue_methods!(DelayingQueue, queue);

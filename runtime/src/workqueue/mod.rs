@@ -66,7 +66,11 @@
 //! # }
 //! ```
 
+#[macro_use]
+mod delegate;
+
 mod bucket;
+mod default_limiters;
 mod delaying;
 mod error;
 mod metrics;
@@ -76,6 +80,10 @@ mod rate_limiting;
 mod state;
 
 pub use bucket::BucketRateLimiter;
+pub use default_limiters::{
+    ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter,
+    WithMaxWaitRateLimiter, default_controller_rate_limiter,
+};
 pub use delaying::DelayingQueue;
 pub use error::{Result, WorkQueueError};
 pub use metrics::{
@@ -83,8 +91,5 @@ pub use metrics::{
     Observations, WorkQueueMetrics,
 };
 pub use queue::{QueueConfig, UNFINISHED_WORK_UPDATE_PERIOD, WorkQueue};
-pub use rate_limiter::{
-    ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter, RateLimiter,
-    WithMaxWaitRateLimiter, default_controller_rate_limiter,
-};
+pub use rate_limiter::RateLimiter;
 pub use rate_limiting::RateLimitingQueue;

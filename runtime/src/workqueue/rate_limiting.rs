@@ -1,8 +1,8 @@
 //! A delaying queue paced by a rate limiter (client-go `util/workqueue/rate_limiting_queue.go`).
 
 use std::hash::Hash;
-use std::ops::Deref;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::delaying::DelayingQueue;
 use super::queue::QueueConfig;
@@ -11,8 +11,8 @@ use super::rate_limiter::RateLimiter;
 /// A [`DelayingQueue`] whose retries wait as long as a [`RateLimiter`] says
 /// (client-go `TypedRateLimitingInterface`).
 ///
-/// Every [`DelayingQueue`] and [`WorkQueue`](super::WorkQueue) method is available through
-/// `Deref`. Remember to [`forget`](Self::forget) an item once it succeeds, or the limiter
+/// It has every [`DelayingQueue`] and [`WorkQueue`](super::WorkQueue) method too, as Go
+/// embeds the interfaces. Remember to [`forget`](Self::forget) an item once it succeeds, or the limiter
 /// keeps counting its failures.
 pub struct RateLimitingQueue<T> {
     queue: DelayingQueue<T>,
@@ -28,14 +28,6 @@ impl<T> Clone for RateLimitingQueue<T> {
 impl<T> std::fmt::Debug for RateLimitingQueue<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RateLimitingQueue").field("queue", &self.queue).finish_non_exhaustive()
-    }
-}
-
-impl<T> Deref for RateLimitingQueue<T> {
-    type Target = DelayingQueue<T>;
-
-    fn deref(&self) -> &DelayingQueue<T> {
-        &self.queue
     }
 }
 
@@ -61,6 +53,17 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
         self.queue.add_after(item, delay);
     }
 
+    /// Adds `item` once `delay` has passed (client-go `AddAfter`); see
+    /// [`DelayingQueue::add_after`].
+    pub fn add_after(&self, item: T, delay: Duration) {
+        self.queue.add_after(item, delay);
+    }
+
+    /// The delaying queue underneath.
+    pub fn as_delaying_queue(&self) -> &DelayingQueue<T> {
+        &self.queue
+    }
+
     /// Stops tracking `item`'s retries, whether it succeeded or failed for good (client-go
     /// `Forget`). It does not replace [`done`](super::WorkQueue::done).
     pub fn forget(&self, item: &T) {
@@ -73,3 +76,5 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
         self.limiter.num_requeues(item)
     }
 }
+
+work_queue_methods!(RateLimitingQueue, queue);
