@@ -27,7 +27,7 @@ use crate::store::namespace_indexers;
 /// sync, removes them one by one and shuts them all down.
 ///
 /// Use it through its two aliases: [`DynamicSharedInformerFactory`](crate::dynamic::DynamicSharedInformerFactory)
-/// (whole objects as [`DynamicObject`]) and
+/// (whole objects as [`DynamicObject`](kube::core::DynamicObject)) and
 /// [`MetadataSharedInformerFactory`](crate::dynamic::MetadataSharedInformerFactory) (metadata
 /// only). Cloning is cheap; every clone is the same factory.
 pub struct GenericInformerFactory<K> {
