@@ -3,7 +3,8 @@
 
 use quote::{format_ident, quote};
 
-use super::{GeneratedFile, Result, doc, gated, inner_doc, render};
+use super::attrs::{doc, gated, inner_doc};
+use super::render::{GeneratedFile, Result, render};
 use crate::gate::gating;
 use crate::plan::Plan;
 

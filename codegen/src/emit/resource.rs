@@ -5,7 +5,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{GeneratedFile, Result, doc, inner_doc, render};
+use super::attrs::{doc, inner_doc};
+use super::render::{Error, GeneratedFile, Result, render};
 use crate::plan::{GroupPlan, ResourcePlan, VersionPlan};
 
 /// Emits the file of one resource.
@@ -18,7 +19,7 @@ pub(super) fn emit(
     let api = &resource.resource;
     let kind = &api.kind;
     let kind_path: syn::Path = syn::parse_str(&format!("::{}", api.rust_path_string()))
-        .map_err(|source| super::Error::Syntax { path: path.clone(), source })?;
+        .map_err(|source| Error::Syntax { path: path.clone(), source })?;
     let about = format!("`{}` ({})", kind, api.api_version());
 
     let module_doc = inner_doc(&format!("The informer and listers of {about}."));

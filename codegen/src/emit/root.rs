@@ -1,10 +1,14 @@
 //! `mod.rs`: the group modules and the factory's group accessors (client-go: the group
 //! methods of `informers/factory.go`), and `GROUPS.md`, the table of groups for the crate docs.
 
+use std::collections::BTreeSet;
+
 use quote::{format_ident, quote};
 
+use super::attrs::{doc, gated, inner_doc};
 use super::group::display_group;
-use super::{GeneratedFile, Result, doc, gated, inner_doc, render, versions_note};
+use super::render::{GeneratedFile, Result, render};
+use crate::model::KubeVersion;
 use crate::plan::Plan;
 
 /// The header of the generated Markdown file (invisible once rendered by rustdoc).
@@ -83,4 +87,22 @@ pub(super) fn emit_groups_markdown(plan: &Plan) -> GeneratedFile {
         ));
     }
     GeneratedFile { path: "GROUPS.md".to_owned(), contents: text }
+}
+
+/// The Kubernetes versions of `present`, for docs: `""` when they are all of the plan's,
+/// else ` (Kubernetes 1.34+)`, ` (Kubernetes 1.33 to 1.35)` or ` (Kubernetes 1.33, 1.35)`.
+fn versions_note(present: &BTreeSet<KubeVersion>, plan: &Plan) -> String {
+    if present == &plan.kube_versions {
+        return String::new();
+    }
+    let minors: Vec<String> = present.iter().map(ToString::to_string).collect();
+    let (Some(first), Some(last)) = (present.first(), present.last()) else { return String::new() };
+    let contiguous = (last.minor - first.minor) as usize + 1 == present.len();
+    if contiguous && Some(*last) == plan.kube_versions.last().copied() {
+        format!(" (Kubernetes {first}+)")
+    } else if contiguous && first != last {
+        format!(" (Kubernetes {first} to {last})")
+    } else {
+        format!(" (Kubernetes {})", minors.join(", "))
+    }
 }
