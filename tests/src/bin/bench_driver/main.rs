@@ -13,11 +13,13 @@
 //! `conformance/cmd/benchclient` (`--client-go-bin`); every other mode runs `bench_client`.
 //! With `--repeat N` every mode runs N times (round-robin) and the table shows medians.
 
+mod args;
+mod error;
 mod server;
 mod table;
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -26,78 +28,12 @@ use kube::Client;
 use kube::api::Api;
 use serde_json::{Value, json};
 
+use args::{Args, parse_args};
+use error::BoxError;
 use server::{Backend, SeedTimes};
-
-/// Errors of the driver.
-pub(crate) type BoxError = Box<dyn std::error::Error>;
 
 /// Modes of ours that run a second event round with ten handlers.
 const TEN_HANDLER_MODES: [&str; 3] = ["ours", "ours-strip", "metadata"];
-
-/// The driver's command line.
-pub(crate) struct Args {
-    /// `testkit` (default) or `real`.
-    pub(crate) server: String,
-    /// Pods to seed and sync (0: skip the Pod round).
-    pub(crate) pods: usize,
-    /// ConfigMaps to seed and sync (0: skip the ConfigMap round).
-    pub(crate) configmaps: usize,
-    /// Pod updates per event round.
-    pub(crate) events: usize,
-    /// Where the JSON results go.
-    pub(crate) out: PathBuf,
-    /// Client modes, in the order they run.
-    pub(crate) modes: Vec<String>,
-    /// Folder of `bench_client` and `kube-informers-testkit`.
-    pub(crate) bin_dir: PathBuf,
-    /// The Go client-go bench client (`conformance/cmd/benchclient`).
-    pub(crate) client_go_bin: PathBuf,
-    /// Runs of every mode; the table shows the medians.
-    pub(crate) repeat: usize,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let bin_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut args = Args {
-        server: "testkit".into(),
-        pods: 10_000,
-        configmaps: 50_000,
-        events: 5_000,
-        out: PathBuf::from("target/bench/results.json"),
-        modes: Vec::new(),
-        client_go_bin: bin_dir.join("benchclient"),
-        bin_dir,
-        repeat: 1,
-    };
-    let mut modes = None;
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
-        let number = |v: String| v.parse::<usize>().map_err(|e| format!("{flag}: {e}"));
-        match flag.as_str() {
-            "--server" => args.server = value()?,
-            "--pods" => args.pods = number(value()?)?,
-            "--configmaps" => args.configmaps = number(value()?)?,
-            "--events" => args.events = number(value()?)?,
-            "--out" => args.out = PathBuf::from(value()?),
-            "--modes" => modes = Some(value()?.split(',').map(String::from).collect()),
-            "--bin-dir" => args.bin_dir = PathBuf::from(value()?),
-            "--client-go-bin" => args.client_go_bin = PathBuf::from(value()?),
-            "--repeat" => args.repeat = number(value()?)?.max(1),
-            other => return Err(format!("unknown flag {other:?}")),
-        }
-    }
-    let default_modes: &[&str] = match args.server.as_str() {
-        "testkit" => &["ours", "ours-strip", "metadata", "kube-rt"],
-        "real" => {
-            &["ours", "ours-strip", "metadata", "kube-rt", "client-go-protobuf", "client-go-json"]
-        }
-        other => return Err(format!("--server {other:?}: expected testkit or real")),
-    };
-    args.modes = modes.unwrap_or_else(|| default_modes.iter().map(|m| m.to_string()).collect());
-    Ok(args)
-}
 
 /// One running client and its JSON lines.
 struct ClientProcess {

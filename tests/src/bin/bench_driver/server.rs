@@ -15,7 +15,8 @@ use kube_informers_testkit::SeedKind;
 use kube_informers_testkit::real::RealApiServer;
 use serde_json::{Value, json};
 
-use crate::{Args, BoxError};
+use crate::args::Args;
+use crate::error::BoxError;
 
 /// PATCHes in flight at once while the driver applies the event phase's updates to a real
 /// server: enough to keep kube-apiserver busy on two cores, well under its default

@@ -1,0 +1,4 @@
+//! The driver's error type.
+
+/// Errors of the driver.
+pub(crate) type BoxError = Box<dyn std::error::Error>;
