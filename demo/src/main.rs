@@ -8,6 +8,7 @@
 
 mod args;
 mod churn;
+mod error;
 mod source;
 mod stats;
 mod view;
@@ -30,10 +31,9 @@ use kube_informers::{
 use tokio::sync::watch;
 
 use crate::args::Args;
+use crate::error::BoxError;
 use crate::stats::{EventCounter, Rate};
 use crate::view::{InformerRow, Snapshot};
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 fn main() -> ExitCode {
     // A bad command line prints clap's error and exits with 2; --help and --version exit 0.

@@ -6,8 +6,8 @@ use std::time::Duration;
 use kube::Client;
 use kube_informers_testkit::TestApiServer;
 
-use crate::BoxError;
 use crate::args::Args;
+use crate::error::BoxError;
 
 /// Namespaces the built-in server is seeded with.
 const NAMESPACES: [&str; 5] = ["ns-0", "ns-1", "ns-2", "ns-3", "ns-4"];
