@@ -7,7 +7,8 @@ use syn::DeriveInput;
 
 use crate::ast::Input;
 use crate::errors::Errors;
-use crate::valid::{self, Resource, Scope};
+use crate::resource::{Resource, Scope};
+use crate::valid;
 
 /// The derive: parse, validate, expand; on mistakes, every error plus a fallback.
 pub(crate) fn derive(node: &DeriveInput) -> TokenStream {

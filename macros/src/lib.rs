@@ -11,6 +11,7 @@ mod attr;
 mod errors;
 mod expand;
 mod naming;
+mod resource;
 mod valid;
 
 #[cfg(test)]
