@@ -133,7 +133,7 @@ lint:
 fmt:
 	$(CARGO) fmt --all
 
-# Side-by-side benchmark against kube-runtime (tests/src/bin/bench_driver.rs): the testkit
+# Side-by-side benchmark against kube-runtime (tests/src/bin/bench_driver/): the testkit
 # server and every client run in their own release-built process; prints one table and
 # writes target/bench/results.json. Then the runtime's microbenchmarks.
 BENCH_ARGS ?=

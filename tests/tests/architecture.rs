@@ -344,6 +344,11 @@ fn crate_roots(member: &Path) -> Vec<PathBuf> {
 /// The file-to-file edges of one crate, then every cycle among them (one per strongly
 /// connected component of more than one file).
 fn cycles(krate: &Crate) -> Vec<Vec<PathBuf>> {
+    strongly_connected(&file_edges(krate)).into_iter().filter(|c| c.len() > 1).collect()
+}
+
+/// Which file names which: every reference resolved to the file defining its item.
+fn file_edges(krate: &Crate) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     let mut edges: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
     for module in &krate.modules {
         for reference in &module.references {
@@ -354,7 +359,7 @@ fn cycles(krate: &Crate) -> Vec<Vec<PathBuf>> {
             }
         }
     }
-    strongly_connected(&edges).into_iter().filter(|c| c.len() > 1).collect()
+    edges
 }
 
 /// Tarjan's algorithm over the file graph.
@@ -428,6 +433,56 @@ fn no_import_cycle_between_the_files_of_any_crate() {
     }
     found.dedup();
     assert!(found.is_empty(), "import cycles between files:\n  {}", found.join("\n  "));
+}
+
+/// The runtime's layers, lowest first (docs/architecture.md): a file may use its own
+/// layer and those listed before it. Layers on one line stand beside each other.
+const RUNTIME_LAYERS: &[&[&str]] = &[
+    &["tombstone", "labels", "workqueue"],
+    &["listwatch"],
+    &["reflector"],
+    &["store", "fifo", "lister"],
+    &["processor"],
+    &["metrics"],
+    &["informer"],
+    &["factory", "dynamic"],
+    &["metrics/prometheus"],
+];
+
+/// The layer of a runtime source file: its folder under `src/` (`metrics/prometheus`
+/// for the exporter), `None` for the crate root.
+fn runtime_layer(src: &Path, file: &Path) -> Option<usize> {
+    let relative = file.strip_prefix(src).ok()?;
+    let mut parts = relative.iter().map(|p| p.to_str().unwrap().trim_end_matches(".rs"));
+    let first = parts.next()?;
+    let name = match (first, parts.next()) {
+        ("lib", None) => return None,
+        ("metrics", Some("prometheus")) => "metrics/prometheus",
+        (first, _) => first,
+    };
+    let layer = RUNTIME_LAYERS.iter().position(|layer| layer.contains(&name));
+    Some(
+        layer.unwrap_or_else(|| {
+            panic!("{} belongs to no layer of RUNTIME_LAYERS", relative.display())
+        }),
+    )
+}
+
+#[test]
+fn runtime_files_use_only_their_own_layer_and_those_below() {
+    let root = workspace_root();
+    let src = root.join("runtime/src");
+    let mut upward = Vec::new();
+    for (from, targets) in file_edges(&load_crate(&src.join("lib.rs"))) {
+        let Some(from_layer) = runtime_layer(&src, &from) else { continue };
+        for target in targets {
+            if runtime_layer(&src, &target).is_some_and(|layer| layer > from_layer) {
+                let name = |f: &Path| f.strip_prefix(&src).unwrap().display().to_string();
+                upward.push(format!("{} uses {}", name(&from), name(&target)));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "files using a layer above their own:\n  {}", upward.join("\n  "));
 }
 
 /// The cycle check itself sees a cycle through a re-export and a `super::` path.
