@@ -16,8 +16,9 @@ use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-/// What the core needs of one informer it runs: the handle a front-end hands out.
-pub(crate) trait Member: Clone + Send + Sync + 'static {
+/// What the core needs of one informer it runs: the handle a front-end hands out
+/// ([`ErasedInformer`](super::ErasedInformer), [`GenericInformer`](super::GenericInformer)).
+pub trait Member: Clone + Send + Sync + 'static {
     /// The resource the informer watches: the key of sync reports.
     fn gvr(&self) -> &GroupVersionResource;
     /// Runs the informer until `cancel` fires, as a task of its own.

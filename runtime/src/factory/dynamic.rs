@@ -2,12 +2,11 @@
 //! `dynamicinformer`).
 
 use std::sync::Arc;
-use std::time::Duration;
 
+use kube::Api;
 use kube::core::DynamicObject;
-use kube::{Api, Client};
 
-use super::generic::GenericInformerFactory;
+use super::generic::{GenericInformerFactory, GenericObject};
 use super::generic_builder::DynamicFactoryBuilder;
 use crate::reflector::{ApiListerWatcher, ListerWatcher, TweakListParams};
 
@@ -15,8 +14,7 @@ use crate::reflector::{ApiListerWatcher, ListerWatcher, TweakListParams};
 /// `DynamicSharedInformerFactory`).
 ///
 /// ```no_run
-/// # use std::time::Duration;
-/// # use kube::core::{GroupVersionResource, Selector};
+/// # /// # use kube::core::{GroupVersionResource, Selector};
 /// # use kube_informers_runtime::dynamic::DynamicSharedInformerFactory;
 /// # #[allow(dead_code)]
 /// # async fn doc(client: kube::Client) {
@@ -35,37 +33,15 @@ pub type DynamicSharedInformerFactory = GenericInformerFactory<DynamicObject>;
 /// Builds a [`DynamicSharedInformerFactory`].
 pub type DynamicSharedInformerFactoryBuilder = DynamicFactoryBuilder<DynamicObject>;
 
-fn dynamic_lister_watcher(
-    api: Api<DynamicObject>,
-    tweak: Option<TweakListParams>,
-) -> Arc<dyn ListerWatcher<DynamicObject>> {
-    let lister_watcher = ApiListerWatcher::new(api);
-    Arc::new(match tweak {
-        Some(tweak) => lister_watcher.with_tweak(tweak),
-        None => lister_watcher,
-    })
-}
-
-impl GenericInformerFactory<DynamicObject> {
-    /// A factory over all namespaces whose handlers resync every `default_resync` (zero:
-    /// never) (client-go's `NewDynamicSharedInformerFactory`).
-    pub fn new(client: Client, default_resync: Duration) -> Self {
-        Self::builder(client).default_resync(default_resync).build()
-    }
-
-    /// A factory limited to `namespace` (`None`: all) whose lists and watches go through
-    /// `tweak` (client-go's `NewFilteredDynamicSharedInformerFactory`).
-    pub fn filtered(
-        client: Client,
-        default_resync: Duration,
-        namespace: Option<String>,
+impl GenericObject for DynamicObject {
+    fn lister_watcher(
+        api: Api<DynamicObject>,
         tweak: Option<TweakListParams>,
-    ) -> Self {
-        Self::builder(client).default_resync(default_resync).filter(namespace, tweak).build()
-    }
-
-    /// A builder for a factory with more options (a transform, reflector settings).
-    pub fn builder(client: Client) -> DynamicSharedInformerFactoryBuilder {
-        DynamicFactoryBuilder::generic(client, dynamic_lister_watcher)
+    ) -> Arc<dyn ListerWatcher<DynamicObject>> {
+        let lister_watcher = ApiListerWatcher::new(api);
+        Arc::new(match tweak {
+            Some(tweak) => lister_watcher.with_tweak(tweak),
+            None => lister_watcher,
+        })
     }
 }

@@ -2,13 +2,13 @@
 //! GroupVersionResource, found by its GVR, removable one by one (client-go's
 //! `dynamicSharedInformerFactory`).
 
-use std::collections::HashMap;
-use std::fmt::{self, Debug};
+use std::fmt::Debug;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::core::{ApiResource, GroupVersionResource};
+use kube::core::{ApiResource, DynamicObject, GroupVersionResource};
 use kube::discovery::Scope;
 use kube::{Api, Client, Resource};
 use tokio::task::JoinHandle;
@@ -16,76 +16,69 @@ use tokio_util::sync::CancellationToken;
 use tracing::debug;
 
 use super::api_resource::{self, ResolvedResource};
-use super::core::{FactoryCore, Member};
+use super::core::Member;
 use super::error::Result;
+use super::generic_builder::DynamicFactoryBuilder;
 use super::generic_informer::GenericInformer;
-use super::options::{CommonOptions, GenericSetup};
+use super::informer_factory::{FrontEnd, InformerFactory};
+use super::options::GenericSetup;
 use crate::informer::SharedIndexInformer;
+use crate::reflector::{ListerWatcher, TweakListParams};
 use crate::store::namespace_indexers;
+
+/// What a generic factory caches, and how it lists and watches it: whole objects
+/// ([`DynamicObject`]) or metadata only ([`MetadataObject`](crate::dynamic::MetadataObject)).
+pub trait GenericObject:
+    Resource<DynamicType = ApiResource> + Clone + Debug + Send + Sync + 'static
+{
+    /// The lister-watcher of one informer, from the `Api` its URLs come from.
+    fn lister_watcher(
+        api: Api<DynamicObject>,
+        tweak: Option<TweakListParams>,
+    ) -> Arc<dyn ListerWatcher<Self>>;
+}
+
+/// The generic front-end: informers found by GroupVersionResource, caching `K`.
+pub struct Generic<K>(PhantomData<fn() -> K>);
+
+impl<K: GenericObject> FrontEnd for Generic<K> {
+    type Key = GroupVersionResource;
+    type Member = GenericInformer<K>;
+    type Options = GenericSetup<K>;
+}
 
 /// Hands out one shared informer per GroupVersionResource, starts them, waits for them to
 /// sync, removes them one by one and shuts them all down.
 ///
 /// Use it through its two aliases: [`DynamicSharedInformerFactory`](crate::dynamic::DynamicSharedInformerFactory)
-/// (whole objects as [`DynamicObject`](kube::core::DynamicObject)) and
+/// (whole objects as [`DynamicObject`]) and
 /// [`MetadataSharedInformerFactory`](crate::dynamic::MetadataSharedInformerFactory) (metadata
 /// only). Cloning is cheap; every clone is the same factory.
-pub struct GenericInformerFactory<K> {
-    inner: Arc<Inner<K>>,
-}
+pub type GenericInformerFactory<K> = InformerFactory<Generic<K>>;
 
-impl<K> Clone for GenericInformerFactory<K> {
-    fn clone(&self) -> Self {
-        Self { inner: Arc::clone(&self.inner) }
+impl<K: GenericObject> InformerFactory<Generic<K>> {
+    /// A factory over all namespaces whose handlers resync every `default_resync` (zero:
+    /// never) (client-go's `NewDynamicSharedInformerFactory` and
+    /// `metadatainformer.NewSharedInformerFactory`).
+    pub fn new(client: Client, default_resync: Duration) -> Self {
+        Self::builder(client).default_resync(default_resync).build()
     }
-}
 
-impl<K> Debug for GenericInformerFactory<K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GenericInformerFactory")
-            .field("namespace", &self.inner.common.namespace)
-            .field("informers", &self.inner.core.len())
-            .finish_non_exhaustive()
-    }
-}
-
-struct Inner<K> {
-    core: FactoryCore<GroupVersionResource, GenericInformer<K>>,
-    common: CommonOptions,
-    generic: GenericSetup<K>,
-}
-
-impl<K> GenericInformerFactory<K>
-where
-    K: Resource<DynamicType = ApiResource> + Clone + Debug + Send + Sync + 'static,
-{
-    pub(crate) fn from_options(
+    /// A factory limited to `namespace` (`None`: all) whose lists and watches go through
+    /// `tweak` (client-go's `NewFilteredDynamicSharedInformerFactory` and
+    /// `metadatainformer.NewFilteredSharedInformerFactory`).
+    pub fn filtered(
         client: Client,
-        common: CommonOptions,
-        generic: GenericSetup<K>,
+        default_resync: Duration,
+        namespace: Option<String>,
+        tweak: Option<TweakListParams>,
     ) -> Self {
-        Self { inner: Arc::new(Inner { core: FactoryCore::new(client), common, generic }) }
-    }
-}
-
-impl<K> GenericInformerFactory<K>
-where
-    K: Resource<DynamicType = ApiResource> + Clone + Debug + Send + Sync + 'static,
-{
-    /// The client informers of this factory use.
-    pub fn client(&self) -> &Client {
-        self.inner.core.client()
+        Self::builder(client).default_resync(default_resync).filter(namespace, tweak).build()
     }
 
-    /// The namespace this factory watches, `None` for all.
-    pub fn namespace(&self) -> Option<&str> {
-        self.inner.common.namespace.as_deref()
-    }
-
-    /// The name given to this factory's informers by
-    /// [`FactoryBuilder::name`](super::FactoryBuilder::name), if any.
-    pub fn name(&self) -> Option<&str> {
-        self.inner.common.name.as_deref()
+    /// A builder for a factory with more options (a transform, reflector settings).
+    pub fn builder(client: Client) -> DynamicFactoryBuilder<K> {
+        DynamicFactoryBuilder::generic(client)
     }
 
     /// The shared informer for `gvr`, created on first use (client-go's `ForResource`).
@@ -114,18 +107,18 @@ where
         if let Some(existing) = self.get(&gvr) {
             return Ok(existing);
         }
-        let resolved = api_resource::discover(self.inner.core.client(), &gvr).await?;
+        let resolved = api_resource::discover(self.client(), &gvr).await?;
         Ok(self.get_or_create(gvr, resolved))
     }
 
     /// The informer for `gvr`, if this factory has made one.
     pub fn get(&self, gvr: &GroupVersionResource) -> Option<GenericInformer<K>> {
-        self.inner.core.get(&api_resource::normalize(gvr))
+        self.parts().core.get(&api_resource::normalize(gvr))
     }
 
     /// The resources this factory has informers for, in creation order.
     pub fn resources(&self) -> Vec<GroupVersionResource> {
-        self.inner.core.members().iter().map(|informer| informer.gvr().clone()).collect()
+        self.parts().core.members().iter().map(|informer| informer.gvr().clone()).collect()
     }
 
     fn get_or_create(
@@ -133,7 +126,7 @@ where
         gvr: GroupVersionResource,
         resolved: ResolvedResource,
     ) -> GenericInformer<K> {
-        self.inner.core.get_or_insert_with(gvr.clone(), || self.new_informer(gvr, resolved))
+        self.parts().core.get_or_insert_with(gvr.clone(), || self.new_informer(gvr, resolved))
     }
 
     fn new_informer(
@@ -141,14 +134,15 @@ where
         gvr: GroupVersionResource,
         resolved: ResolvedResource,
     ) -> GenericInformer<K> {
-        let Inner { core, common: options, generic } = &*self.inner;
-        let client = core.client().clone();
+        let parts = self.parts();
+        let (options, generic) = (&parts.common, &parts.options);
+        let client = parts.core.client().clone();
         let ar = &resolved.api_resource;
         let api = match (resolved.scope, options.namespace.as_deref()) {
             (Some(Scope::Cluster), _) | (_, None) => Api::all_with(client, ar),
             (_, Some(namespace)) => Api::namespaced_with(client, namespace, ar),
         };
-        let lister_watcher = (generic.make_lister_watcher)(api, options.tweak.clone());
+        let lister_watcher = K::lister_watcher(api, options.tweak.clone());
         let informer =
             SharedIndexInformer::new(lister_watcher, options.default_resync, namespace_indexers());
         // A fresh informer has not started, so these cannot fail.
@@ -163,37 +157,6 @@ where
         GenericInformer::new(gvr, resolved.api_resource, informer)
     }
 
-    /// Starts every informer not started yet; call it again after asking for more
-    /// informers (client-go's `Start`). Must be called within a Tokio runtime. Does
-    /// nothing after [`shutdown`](Self::shutdown).
-    pub fn start(&self) {
-        self.inner.core.start();
-    }
-
-    /// Waits until every started informer has synced; the map says, per resource, whether
-    /// it did (`false` only for one that stopped first) (client-go's `WaitForCacheSync`).
-    pub async fn wait_for_cache_sync(&self) -> HashMap<GroupVersionResource, bool> {
-        self.wait_for_cache_sync_until(std::future::pending()).await
-    }
-
-    /// Like [`wait_for_cache_sync`](Self::wait_for_cache_sync), giving up after `timeout`:
-    /// informers not synced by then map to `false`.
-    pub async fn wait_for_cache_sync_timeout(
-        &self,
-        timeout: Duration,
-    ) -> HashMap<GroupVersionResource, bool> {
-        self.wait_for_cache_sync_until(tokio::time::sleep(timeout)).await
-    }
-
-    /// Like [`wait_for_cache_sync`](Self::wait_for_cache_sync), giving up when `stop`
-    /// completes: informers not synced by then map to `false`.
-    pub async fn wait_for_cache_sync_until(
-        &self,
-        stop: impl Future<Output = ()>,
-    ) -> HashMap<GroupVersionResource, bool> {
-        self.inner.core.wait_for_cache_sync_until(stop).await
-    }
-
     /// Stops and forgets the informer for `gvr`, returning once its task and handler
     /// threads have ended; `false` if the factory had none. Other informers carry on.
     ///
@@ -202,17 +165,11 @@ where
     /// [`for_resource`](Self::for_resource) for the same GVR makes a fresh informer.
     pub async fn remove(&self, gvr: &GroupVersionResource) -> bool {
         let gvr = api_resource::normalize(gvr);
-        let removed = self.inner.core.remove(&gvr).await;
+        let removed = self.parts().core.remove(&gvr).await;
         if removed {
             debug!(group = %gvr.group, version = %gvr.version, resource = %gvr.resource, "removed dynamic informer");
         }
         removed
-    }
-
-    /// Stops every informer and returns once all of their tasks and handler threads have
-    /// ended (client-go's `Shutdown`). The factory starts nothing afterwards.
-    pub async fn shutdown(&self) {
-        self.inner.core.shutdown().await;
     }
 }
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use kube::Client;
 
 use super::builder::FactoryBuilder;
-use super::generic::GenericInformerFactory;
-use super::options::{GenericSetup, MakeListerWatcher};
+use super::generic::{GenericInformerFactory, GenericObject};
+use super::options::GenericSetup;
 use crate::informer::Transform;
 use crate::reflector::TweakListParams;
 
@@ -36,8 +36,8 @@ use crate::reflector::TweakListParams;
 pub type DynamicFactoryBuilder<K> = FactoryBuilder<GenericSetup<K>>;
 
 impl<K> FactoryBuilder<GenericSetup<K>> {
-    pub(crate) fn generic(client: Client, make_lister_watcher: MakeListerWatcher<K>) -> Self {
-        Self::with_setup(client, GenericSetup { transform: None, make_lister_watcher })
+    pub(crate) fn generic(client: Client) -> Self {
+        Self::with_setup(client, GenericSetup { transform: None })
     }
 
     /// The namespace and tweak of the `filtered` constructors, as they come.
@@ -70,17 +70,9 @@ impl<K> FactoryBuilder<GenericSetup<K>> {
     }
 }
 
-impl<K> FactoryBuilder<GenericSetup<K>>
-where
-    K: kube::Resource<DynamicType = kube::core::ApiResource>
-        + Clone
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + 'static,
-{
+impl<K: GenericObject> FactoryBuilder<GenericSetup<K>> {
     /// The factory.
     pub fn build(self) -> GenericInformerFactory<K> {
-        GenericInformerFactory::from_options(self.client, self.common, self.setup)
+        GenericInformerFactory::from_parts(self.client, self.common, self.setup)
     }
 }

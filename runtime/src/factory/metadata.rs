@@ -2,12 +2,11 @@
 //! holds `PartialObjectMetadata`, a fraction of the memory of whole objects.
 
 use std::sync::Arc;
-use std::time::Duration;
 
+use kube::Api;
 use kube::core::{DynamicObject, PartialObjectMeta};
-use kube::{Api, Client};
 
-use super::generic::GenericInformerFactory;
+use super::generic::{GenericInformerFactory, GenericObject};
 use super::generic_builder::DynamicFactoryBuilder;
 use crate::dynamic::MetadataListerWatcher;
 use crate::reflector::{ListerWatcher, TweakListParams};
@@ -21,8 +20,7 @@ pub type MetadataObject = PartialObjectMeta<DynamicObject>;
 /// watches ask the server for `PartialObjectMetadata` and the caches hold only metadata.
 ///
 /// ```no_run
-/// # use std::time::Duration;
-/// # use kube::core::GroupVersionResource;
+/// # /// # use kube::core::GroupVersionResource;
 /// # use kube_informers_runtime::dynamic::MetadataSharedInformerFactory;
 /// # #[allow(dead_code)]
 /// # async fn doc(client: kube::Client) {
@@ -40,37 +38,16 @@ pub type MetadataSharedInformerFactory = GenericInformerFactory<MetadataObject>;
 /// Builds a [`MetadataSharedInformerFactory`].
 pub type MetadataSharedInformerFactoryBuilder = DynamicFactoryBuilder<MetadataObject>;
 
-fn metadata_lister_watcher(
-    api: Api<DynamicObject>,
-    tweak: Option<TweakListParams>,
-) -> Arc<dyn ListerWatcher<MetadataObject>> {
-    let lister_watcher = MetadataListerWatcher::new(api);
-    Arc::new(match tweak {
-        Some(tweak) => lister_watcher.with_tweak(tweak),
-        None => lister_watcher,
-    })
-}
-
-impl GenericInformerFactory<MetadataObject> {
-    /// A factory over all namespaces whose handlers resync every `default_resync` (zero:
-    /// never) (client-go's `metadatainformer.NewSharedInformerFactory`).
-    pub fn new(client: Client, default_resync: Duration) -> Self {
-        Self::builder(client).default_resync(default_resync).build()
-    }
-
-    /// A factory limited to `namespace` (`None`: all) whose lists and watches go through
-    /// `tweak` (client-go's `metadatainformer.NewFilteredSharedInformerFactory`).
-    pub fn filtered(
-        client: Client,
-        default_resync: Duration,
-        namespace: Option<String>,
+impl GenericObject for MetadataObject {
+    /// Lists and watches `PartialObjectMetadata`.
+    fn lister_watcher(
+        api: Api<DynamicObject>,
         tweak: Option<TweakListParams>,
-    ) -> Self {
-        Self::builder(client).default_resync(default_resync).filter(namespace, tweak).build()
-    }
-
-    /// A builder for a factory with more options (a transform, reflector settings).
-    pub fn builder(client: Client) -> MetadataSharedInformerFactoryBuilder {
-        DynamicFactoryBuilder::generic(client, metadata_lister_watcher)
+    ) -> Arc<dyn ListerWatcher<MetadataObject>> {
+        let lister_watcher = MetadataListerWatcher::new(api);
+        Arc::new(match tweak {
+            Some(tweak) => lister_watcher.with_tweak(tweak),
+            None => lister_watcher,
+        })
     }
 }

@@ -21,6 +21,7 @@ mod error;
 mod generic;
 mod generic_builder;
 mod generic_informer;
+mod informer_factory;
 mod metadata;
 mod options;
 mod typed;
@@ -30,12 +31,13 @@ pub use builder::FactoryBuilder;
 pub use dynamic::{DynamicSharedInformerFactory, DynamicSharedInformerFactoryBuilder};
 pub use erased::ErasedInformer;
 pub use error::{DynamicError, Result as DynamicResult};
-pub use generic::GenericInformerFactory;
+pub use generic::{Generic, GenericInformerFactory, GenericObject};
 pub use generic_builder::DynamicFactoryBuilder;
 pub use generic_informer::GenericInformer;
+pub use informer_factory::{FrontEnd, InformerFactory};
 pub use metadata::{
     MetadataObject, MetadataSharedInformerFactory, MetadataSharedInformerFactoryBuilder,
 };
 pub use options::{GenericSetup, MetadataTransform, TypedSetup};
-pub use typed::{InformerOptions, TypedInformerFactory, gvr_of};
+pub use typed::{InformerOptions, Typed, TypedInformerFactory, gvr_of};
 pub use typed_builder::TypedFactoryBuilder;

@@ -7,12 +7,9 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::Api;
-use kube::core::DynamicObject;
-
 use crate::informer::Transform;
-use crate::reflector::{ListerWatcher, ReflectorConfig, TweakListParams};
+use crate::reflector::{ReflectorConfig, TweakListParams};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// What every factory applies to each informer it makes.
 pub(crate) struct CommonOptions {
@@ -41,7 +38,7 @@ pub type MetadataTransform = Arc<dyn Fn(&mut ObjectMeta) + Send + Sync + 'static
 
 /// What only a typed factory applies.
 #[derive(Default)]
-pub(crate) struct TypedOptions {
+pub struct TypedOptions {
     pub(crate) custom_resync: HashMap<TypeId, Duration>,
     pub(crate) transform: Option<MetadataTransform>,
     /// Drop `metadata.managedFields`: while decoding for the informers this factory
@@ -56,14 +53,8 @@ pub struct TypedSetup<F> {
     pub(crate) factory: PhantomData<fn() -> F>,
 }
 
-/// Makes the lister-watcher of one informer from the `Api` its URLs come from: this is
-/// all that differs between the dynamic and the metadata factory.
-pub(crate) type MakeListerWatcher<K> =
-    fn(Api<DynamicObject>, Option<TweakListParams>) -> Arc<dyn ListerWatcher<K>>;
-
 /// The options only a dynamic or metadata factory takes; set them through
 /// [`DynamicFactoryBuilder`](super::DynamicFactoryBuilder).
 pub struct GenericSetup<K> {
     pub(crate) transform: Option<Transform<K>>,
-    pub(crate) make_lister_watcher: MakeListerWatcher<K>,
 }

@@ -3,7 +3,6 @@
 //! `informers/factory.go`).
 
 use std::any::TypeId;
-use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,12 +13,22 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tracing::debug;
 
-use super::core::FactoryCore;
 use super::erased::ErasedInformer;
-use super::options::{CommonOptions, TypedOptions};
+use super::informer_factory::{FrontEnd, InformerFactory};
+use super::options::TypedOptions;
 use crate::informer::{InformerScope, SharedIndexInformer, filtered_lister_watcher};
 use crate::reflector::TweakListParams;
 use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
+
+/// The typed front-end: informers found by Rust type, held as [`ErasedInformer`]s.
+#[derive(Debug)]
+pub struct Typed;
+
+impl FrontEnd for Typed {
+    type Key = TypeId;
+    type Member = ErasedInformer;
+    type Options = TypedOptions;
+}
 
 /// Hands out one shared informer per resource type, starts them, waits for them to sync
 /// and shuts them all down: the typed factory of this crate, with `informer_for::<K>()`
@@ -45,38 +54,9 @@ use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
 /// factory.shutdown().await;
 /// # }
 /// ```
-#[derive(Clone)]
-pub struct TypedInformerFactory {
-    inner: Arc<Inner>,
-}
+pub type TypedInformerFactory = InformerFactory<Typed>;
 
-struct Inner {
-    core: FactoryCore<TypeId, ErasedInformer>,
-    common: CommonOptions,
-    typed: TypedOptions,
-}
-
-impl TypedInformerFactory {
-    pub(crate) fn from_options(client: Client, common: CommonOptions, typed: TypedOptions) -> Self {
-        Self { inner: Arc::new(Inner { core: FactoryCore::new(client), common, typed }) }
-    }
-
-    /// The client informers of this factory use.
-    pub fn client(&self) -> &Client {
-        self.inner.core.client()
-    }
-
-    /// The namespace this factory watches, `None` for all.
-    pub fn namespace(&self) -> Option<&str> {
-        self.inner.common.namespace.as_deref()
-    }
-
-    /// The name given to this factory's informers by
-    /// [`FactoryBuilder::name`](super::FactoryBuilder::name), if any.
-    pub fn name(&self) -> Option<&str> {
-        self.inner.common.name.as_deref()
-    }
-
+impl InformerFactory<Typed> {
     /// The shared informer for `K`, created on first use with the factory's namespace,
     /// list tweak, resync, transform and the namespace index (client-go's `InformerFor`).
     ///
@@ -95,7 +75,7 @@ impl TypedInformerFactory {
             + 'static,
         K::Scope: InformerScope,
     {
-        let strip = self.inner.typed.strip_managed_fields;
+        let strip = self.parts().options.strip_managed_fields;
         self.informer_for_inner(strip, |client, options| {
             let mut indexers: Indexers<K> = Indexers::default();
             indexers.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
@@ -132,7 +112,7 @@ impl TypedInformerFactory {
         K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
     {
         let type_id = TypeId::of::<K>();
-        let made = self.inner.core.get_or_insert_with(type_id, || {
+        let made = self.parts().core.get_or_insert_with(type_id, || {
             ErasedInformer::new(
                 self.new_informer(skips_managed_fields, new_informer),
                 gvr_of::<K>(),
@@ -150,7 +130,8 @@ impl TypedInformerFactory {
     where
         K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
     {
-        let Inner { core, common, typed } = &*self.inner;
+        let parts = self.parts();
+        let (core, common, typed) = (&parts.core, &parts.common, &parts.options);
         let type_id = TypeId::of::<K>();
         let resync = typed.custom_resync.get(&type_id).copied().unwrap_or(common.default_resync);
         let informer = new_informer(
@@ -184,53 +165,9 @@ impl TypedInformerFactory {
         informer
     }
 
-    /// Starts every informer not started yet; call it again after asking for more informers
-    /// (client-go's `Start`). Must be called within a Tokio runtime. Does nothing after
-    /// [`shutdown`](Self::shutdown).
-    pub fn start(&self) {
-        self.inner.core.start();
-    }
-
-    /// Waits until every started informer has synced; the map says, per resource, whether
-    /// it did (`false` only for one that stopped first) (client-go's `WaitForCacheSync`).
-    pub async fn wait_for_cache_sync(&self) -> HashMap<GroupVersionResource, bool> {
-        self.wait_for_cache_sync_until(std::future::pending()).await
-    }
-
-    /// Like [`wait_for_cache_sync`](Self::wait_for_cache_sync), giving up after `timeout`:
-    /// informers not synced by then map to `false`.
-    pub async fn wait_for_cache_sync_timeout(
-        &self,
-        timeout: Duration,
-    ) -> HashMap<GroupVersionResource, bool> {
-        self.wait_for_cache_sync_until(tokio::time::sleep(timeout)).await
-    }
-
-    /// Like [`wait_for_cache_sync`](Self::wait_for_cache_sync), giving up when `stop`
-    /// completes (a cancellation token's `cancelled()`, a timer, a signal): informers not
-    /// synced by then map to `false`.
-    pub async fn wait_for_cache_sync_until(
-        &self,
-        stop: impl std::future::Future<Output = ()>,
-    ) -> HashMap<GroupVersionResource, bool> {
-        self.inner.core.wait_for_cache_sync_until(stop).await
-    }
-
     /// Every informer this factory made, with its resource.
     pub fn informers(&self) -> Vec<ErasedInformer> {
-        self.inner.core.members()
-    }
-
-    /// Stops every informer and returns once all of their tasks and handler threads have
-    /// ended (client-go's `Shutdown`). The factory starts nothing afterwards.
-    pub async fn shutdown(&self) {
-        self.inner.core.shutdown().await;
-    }
-}
-
-impl AsRef<TypedInformerFactory> for TypedInformerFactory {
-    fn as_ref(&self) -> &TypedInformerFactory {
-        self
+        self.parts().core.members()
     }
 }
 

@@ -96,6 +96,6 @@ impl<F: From<TypedInformerFactory>> FactoryBuilder<TypedSetup<F>> {
 
     /// The factory.
     pub fn build(self) -> F {
-        F::from(TypedInformerFactory::from_options(self.client, self.common, self.setup.options))
+        F::from(TypedInformerFactory::from_parts(self.client, self.common, self.setup.options))
     }
 }

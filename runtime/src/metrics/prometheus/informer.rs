@@ -13,8 +13,8 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::dynamic::GenericInformerFactory;
 use crate::factory::TypedInformerFactory;
+use crate::factory::{GenericInformerFactory, GenericObject};
 use crate::informer::SharedIndexInformer;
 use crate::metrics::InformerStats;
 
@@ -128,15 +128,10 @@ impl InformerCollector {
 
     /// Adds every informer a dynamic or metadata factory has started, at each scrape.
     #[must_use]
-    pub fn dynamic_factory<K>(mut self, factory: &GenericInformerFactory<K>) -> Self
-    where
-        K: Resource<DynamicType = kube::core::ApiResource>
-            + Clone
-            + fmt::Debug
-            + Send
-            + Sync
-            + 'static,
-    {
+    pub fn dynamic_factory<K: GenericObject>(
+        mut self,
+        factory: &GenericInformerFactory<K>,
+    ) -> Self {
         let factory = factory.clone();
         self.sources.push(Arc::new(move || {
             factory
