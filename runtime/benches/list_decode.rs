@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::{Api, api::ListParams, core::ObjectList};
-use kube_informers_runtime::reflector::{ApiListerWatcher, ListerWatcher};
+use kube_informers_runtime::listwatch::{ApiListerWatcher, ListerWatcher};
 use kube_informers_testkit::TestApiServer;
 
 const MODES: [&str; 4] = ["kube", "kube+strip", "ours", "ours+skip"];

@@ -22,11 +22,14 @@ pub mod lister;
 pub use fifo::{Delta, DeltaFifo, DeltaType, Deltas, KnownObjects};
 pub use lister::{GenericLister, GenericNamespaceLister, Lister, NamespaceLister};
 
+pub mod listwatch;
+
+pub use listwatch::{ApiListerWatcher, ListerWatcher, TweakListParams};
+
 pub mod reflector;
 
 pub use reflector::{
-    ApiListerWatcher, LastSyncResourceVersion, ListerWatcher, Reflector, ReflectorConfig,
-    ReflectorError, ReflectorStore, TweakListParams,
+    LastSyncResourceVersion, Reflector, ReflectorConfig, ReflectorError, ReflectorStore,
 };
 
 pub mod processor;

@@ -15,8 +15,6 @@
 //! [`for_resource_discovered`](GenericInformerFactory::for_resource_discovered) asks
 //! discovery for the kind and scope. Without discovery, URLs are built from the GVR alone.
 
-mod metadata_lister_watcher;
-
 pub use crate::factory::DynamicResult as Result;
 pub use crate::factory::{
     DynamicError, DynamicFactoryBuilder, DynamicSharedInformerFactory,
@@ -24,4 +22,4 @@ pub use crate::factory::{
     MetadataObject, MetadataSharedInformerFactory, MetadataSharedInformerFactoryBuilder,
 };
 pub use crate::lister::{GenericLister, GenericNamespaceLister};
-pub use metadata_lister_watcher::MetadataListerWatcher;
+pub use crate::listwatch::MetadataListerWatcher;

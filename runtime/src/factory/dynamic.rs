@@ -8,7 +8,7 @@ use kube::core::DynamicObject;
 
 use super::generic::{GenericInformerFactory, GenericObject};
 use super::generic_builder::DynamicFactoryBuilder;
-use crate::reflector::{ApiListerWatcher, ListerWatcher, TweakListParams};
+use crate::listwatch::{ApiListerWatcher, ListerWatcher, TweakListParams};
 
 /// Shared informers of whole objects for any GroupVersionResource (client-go's
 /// `DynamicSharedInformerFactory`).

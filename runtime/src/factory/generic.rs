@@ -23,7 +23,7 @@ use super::generic_informer::GenericInformer;
 use super::informer_factory::{FrontEnd, InformerFactory};
 use super::options::GenericSetup;
 use crate::informer::SharedIndexInformer;
-use crate::reflector::{ListerWatcher, TweakListParams};
+use crate::listwatch::{ListerWatcher, TweakListParams};
 use crate::store::namespace_indexers;
 
 /// What a generic factory caches, and how it lists and watches it: whole objects

@@ -9,7 +9,7 @@ use super::builder::FactoryBuilder;
 use super::generic::{GenericInformerFactory, GenericObject};
 use super::options::GenericSetup;
 use crate::informer::Transform;
-use crate::reflector::TweakListParams;
+use crate::listwatch::TweakListParams;
 
 /// Builds a [`DynamicSharedInformerFactory`](crate::dynamic::DynamicSharedInformerFactory)
 /// or a [`MetadataSharedInformerFactory`](crate::dynamic::MetadataSharedInformerFactory);

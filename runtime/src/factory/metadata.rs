@@ -8,8 +8,8 @@ use kube::core::{DynamicObject, PartialObjectMeta};
 
 use super::generic::{GenericInformerFactory, GenericObject};
 use super::generic_builder::DynamicFactoryBuilder;
-use crate::dynamic::MetadataListerWatcher;
-use crate::reflector::{ListerWatcher, TweakListParams};
+use crate::listwatch::MetadataListerWatcher;
+use crate::listwatch::{ListerWatcher, TweakListParams};
 
 /// The objects a metadata-only informer caches: `apiVersion`, `kind` and `metadata`.
 pub type MetadataObject = PartialObjectMeta<DynamicObject>;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::informer::Transform;
-use crate::reflector::{ReflectorConfig, TweakListParams};
+use crate::listwatch::TweakListParams;
+use crate::reflector::ReflectorConfig;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// What every factory applies to each informer it makes.

@@ -10,7 +10,7 @@ use kube::{Api, Client, Resource};
 use serde::de::DeserializeOwned;
 
 use super::shared_informer::SharedIndexInformer;
-use crate::reflector::{ApiListerWatcher, TweakListParams};
+use crate::listwatch::{ApiListerWatcher, TweakListParams};
 use crate::store::Indexers;
 
 /// How a resource scope builds the [`Api`] an informer lists and watches through.

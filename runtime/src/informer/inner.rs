@@ -10,9 +10,9 @@ use tokio::sync::watch;
 
 use super::options::Transform;
 use crate::fifo::DeltaFifo;
+use crate::listwatch::ListerWatcher;
 use crate::metrics::InformerStatsCells;
 use crate::processor::{Deferred, SharedProcessor};
-use crate::reflector::ListerWatcher;
 use crate::reflector::{LastSyncResourceVersion, ReflectorConfig, WatchErrorHandler};
 use crate::store::Indexer;
 

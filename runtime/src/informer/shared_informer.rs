@@ -14,11 +14,11 @@ use super::error::{InformerError, Result};
 use super::inner::{Inner, State};
 use super::options::MINIMUM_RESYNC_PERIOD;
 use super::registration::ResourceEventHandlerRegistration;
+use crate::listwatch::ListerWatcher;
 use crate::metrics::{InformerStats, InformerStatsCells};
 use crate::processor::{
     Deferred, HandlerOptions, ListenerHandle, Notification, ResourceEventHandler, SharedProcessor,
 };
-use crate::reflector::ListerWatcher;
 use crate::reflector::{ReflectorConfig, ReflectorError};
 use crate::store::{Indexer, Indexers};
 

@@ -8,7 +8,8 @@ use kube::api::{ListParams, WatchParams};
 use kube::core::{ObjectList, WatchEvent};
 
 use super::stats::{EventKind, ReflectorStats};
-use crate::reflector::{BoxError, ListerWatcher, ReflectorStore, WatchStream};
+use crate::listwatch::{ListerWatcher, WatchStream};
+use crate::reflector::{BoxError, ReflectorStore};
 
 impl ReflectorStats {
     /// `lister_watcher`, counting every list and watch request, their failures, and the

@@ -17,7 +17,7 @@
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::api::{ListParams, WatchParams};
 //! use kube::core::{ObjectList, TypeMeta};
-//! use kube_informers_runtime::reflector::{ListerWatcher, WatchStream};
+//! use kube_informers_runtime::listwatch::{ListerWatcher, WatchStream};
 //! use kube_informers_runtime::{SharedIndexInformer, store::Indexers};
 //! use tokio_util::sync::CancellationToken;
 //!

@@ -69,8 +69,9 @@ pub struct ReflectorConfig {
     /// `max_watch_timeout`, so a watch that has received nothing (no event, no bookmark,
     /// not even its response) for `max_watch_timeout + watch_idle_margin` is stuck: a
     /// half-open TCP connection, or a request lost on the client side. The reflector then
-    /// reports [`WireError::Stalled`](super::WireError::Stalled) through the watch-error
-    /// handler and re-watches from the last resource version, after the usual backoff.
+    /// reports [`WireError::Stalled`](crate::listwatch::WireError::Stalled) through the
+    /// watch-error handler and re-watches from the last resource version, after the usual
+    /// backoff.
     /// client-go has no such check on HTTP/1 connections (its HTTP/2 transport pings
     /// idle connections instead), and kube's client sets no read timeout by default, so
     /// without it one dead connection would freeze the cache with no error at all.
@@ -109,6 +110,18 @@ impl ReflectorConfig {
         let (low, high) = if a <= b { (a, b) } else { (b, a) };
         rand::Rng::random_range(&mut rand::rng(), low..=high)
     }
+
+    /// How long a watch may stay silent (see
+    /// [`watch_idle_margin`](Self::watch_idle_margin)): the longest server-side timeout it
+    /// could have asked for plus the margin; `None` when the margin is zero (the check is
+    /// off).
+    pub(crate) fn watch_idle_limit(&self) -> Option<Duration> {
+        (!self.watch_idle_margin.is_zero()).then(|| {
+            let longest = self.min_watch_timeout.max(self.max_watch_timeout);
+            // The timeout sent is in whole seconds, rounded down.
+            Duration::from_secs(longest.as_secs()) + self.watch_idle_margin
+        })
+    }
 }
 
 #[cfg(test)]
@@ -145,5 +158,21 @@ mod tests {
         for _ in 0..50 {
             assert!((7..=9).contains(&swapped.random_watch_timeout_secs()));
         }
+    }
+
+    #[test]
+    fn idle_limit_is_the_longest_timeout_plus_the_margin() {
+        let config = ReflectorConfig::default();
+        assert_eq!(config.watch_idle_limit(), Some(Duration::from_secs(605)));
+        let swapped = ReflectorConfig {
+            min_watch_timeout: Duration::from_millis(9_500),
+            max_watch_timeout: Duration::from_secs(7),
+            watch_idle_margin: Duration::from_secs(1),
+            ..ReflectorConfig::default()
+        };
+        assert_eq!(swapped.watch_idle_limit(), Some(Duration::from_secs(10)));
+        let off =
+            ReflectorConfig { watch_idle_margin: Duration::ZERO, ..ReflectorConfig::default() };
+        assert_eq!(off.watch_idle_limit(), None);
     }
 }

@@ -304,6 +304,14 @@ mod tests {
         assert_eq!(classify(&decode), Disposition::Decode);
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_stalled_watch_is_a_transient_transport_error() {
+        let silent = std::future::pending::<Result<(), kube::Error>>();
+        let err =
+            crate::listwatch::open_within(Some(Duration::from_secs(3)), silent).await.unwrap_err();
+        assert_eq!(classify(&err), Disposition::Transient);
+    }
+
     #[test]
     fn status_code_is_exposed() {
         let err = ReflectorError::List(kube::Error::Api(status(403, "Forbidden").boxed()));

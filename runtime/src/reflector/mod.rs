@@ -17,7 +17,8 @@
 //!    resource version, without a relist. A watch that receives nothing (not even its
 //!    response) for longer than its server timeout plus
 //!    [`ReflectorConfig::watch_idle_margin`] is presumed dead: it fails with
-//!    [`WireError::Stalled`] and is reopened like any broken connection.
+//!    [`WireError::Stalled`](crate::listwatch::WireError::Stalled) and is reopened like
+//!    any broken connection.
 //! 3. **Failures** (each reported to the watch-error handler and to `tracing`):
 //!    `410 Gone`/`Expired` relists with `resourceVersion=""`; `429`, `5xx` and transport
 //!    failures of a watch back off and re-watch; a failed list, a `403` or another
@@ -40,9 +41,8 @@
 //! use std::sync::Arc;
 //! use k8s_openapi::api::core::v1::Pod;
 //! use kube::{Api, Client};
-//! use kube_informers_runtime::reflector::{
-//!     ApiListerWatcher, BoxError, Reflector, ReflectorConfig, ReflectorStore,
-//! };
+//! use kube_informers_runtime::listwatch::ApiListerWatcher;
+//! use kube_informers_runtime::reflector::{BoxError, Reflector, ReflectorConfig, ReflectorStore};
 //! use tokio_util::sync::CancellationToken;
 //!
 //! struct Print;
@@ -78,32 +78,25 @@
 
 mod backoff;
 mod config;
-mod decode;
 mod error;
-mod idle;
 mod list;
-mod list_stream;
-mod lister_watcher;
-mod managed_fields;
 mod resync;
 mod run;
 mod sink;
 mod streaming;
 mod version;
 mod watch;
-mod wire;
 
 use std::{fmt, sync::Arc};
 
 use kube::Resource;
 
+use crate::listwatch::ListerWatcher;
+
 pub use config::{BackoffConfig, ReflectorConfig};
 pub use error::{BoxError, Phase, ReflectorError, Result, StoreOperation};
-pub use lister_watcher::{ApiListerWatcher, ListerWatcher, TweakListParams, WatchStream};
-pub(crate) use lister_watcher::{list_objects, watch_objects};
 pub use sink::ReflectorStore;
 pub use version::LastSyncResourceVersion;
-pub use wire::WireError;
 
 /// Decides, each time the resync timer fires, whether to resync (client-go's
 /// `ShouldResyncFunc`; the shared informer passes its processor's `shouldResync`).

@@ -11,11 +11,11 @@ use std::{collections::BTreeMap, sync::Arc};
 use kube::{Resource, api::WatchParams, core::WatchEvent};
 use tokio_util::sync::CancellationToken;
 
+use crate::listwatch::{WatchStream, next_within, open_within};
+
 use super::{
     INITIAL_EVENTS_END_ANNOTATION, ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
-    WatchStream,
     error::{Disposition, classify},
-    idle::{next_within, open_within},
     run::{RunState, sleep},
 };
 

@@ -6,10 +6,11 @@ use kube::{Resource, api::WatchParams, core::WatchEvent};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::listwatch::{WatchStream, next_within, open_within};
+
 use super::{
-    ObjectKey, Phase, Reflector, ReflectorError, StoreOperation, WatchStream,
+    ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
     error::{Disposition, classify},
-    idle::{next_within, open_within},
     run::{Flow, RunState, sleep},
 };
 

@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
 use kube::api::{ListParams, WatchParams};
 use kube::core::{ObjectList, TypeMeta};
-use kube_informers_runtime::reflector::{ListerWatcher, WatchStream};
+use kube_informers_runtime::listwatch::{ListerWatcher, WatchStream};
 use kube_informers_runtime::store::Indexers;
 use kube_informers_runtime::{DeletedObject, ResourceEventHandler, SharedIndexInformer};
 use tokio::sync::mpsc;

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::core::WatchEvent;
+use kube_informers_runtime::listwatch::ListerWatcher;
 use kube_informers_runtime::metrics::{EventCounts, ReflectorCounts};
-use kube_informers_runtime::reflector::ListerWatcher;
 use kube_informers_runtime::store::Indexers;
 use kube_informers_runtime::{ResourceEventHandlerFuncs, SharedIndexInformer};
 use tokio::task::JoinHandle;

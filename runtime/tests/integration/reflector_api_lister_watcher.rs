@@ -11,7 +11,7 @@ use kube::{
     client::Body,
     core::WatchEvent,
 };
-use kube_informers_runtime::reflector::{ApiListerWatcher, ListerWatcher, TweakListParams};
+use kube_informers_runtime::listwatch::{ApiListerWatcher, ListerWatcher, TweakListParams};
 use parking_lot::Mutex;
 
 /// A client whose every request is recorded (path and query) and answered with a

@@ -18,7 +18,7 @@ use kube::{
     client::Body,
     core::WatchEvent,
 };
-use kube_informers_runtime::reflector::{ApiListerWatcher, ListerWatcher, WireError};
+use kube_informers_runtime::listwatch::{ApiListerWatcher, ListerWatcher, WireError};
 
 /// A response body delivered in the given chunks.
 struct Chunks(VecDeque<Bytes>);

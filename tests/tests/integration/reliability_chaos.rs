@@ -21,9 +21,8 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube_informers_runtime::TypedInformerFactory;
-use kube_informers_runtime::reflector::{
-    BackoffConfig, ReflectorConfig, ReflectorError, WireError,
-};
+use kube_informers_runtime::listwatch::WireError;
+use kube_informers_runtime::reflector::{BackoffConfig, ReflectorConfig, ReflectorError};
 use kube_informers_testkit::{InjectedFailure, TestApiServer};
 use kube_informers_tests::{CallbackModel, Recorder, cache_model, init_tracing, peak_rss_kib};
 use rand::rngs::StdRng;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_informers_runtime::reflector::ApiListerWatcher;
+use kube_informers_runtime::listwatch::ApiListerWatcher;
 use kube_informers_runtime::{Indexers, ResourceEventHandlerFuncs, SharedIndexInformer};
 use kube_informers_testkit::TestApiServer;
 use kube_informers_tests::{counting_threads_alone, eventually, init_tracing, listener_threads};
@@ -46,7 +46,7 @@ fn a_hundred_informers_sync_and_leave_nothing_behind() {
             let mut runs = Vec::new();
             for shard in 0..INFORMERS {
                 let selector = format!("shard={shard}");
-                let tweak: kube_informers_runtime::reflector::TweakListParams =
+                let tweak: kube_informers_runtime::listwatch::TweakListParams =
                     Arc::new(move |lp| lp.label_selector = Some(selector.clone()));
                 let lw =
                     ApiListerWatcher::new(Api::<ConfigMap>::all(client.clone())).with_tweak(tweak);

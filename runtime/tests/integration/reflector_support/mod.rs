@@ -21,9 +21,10 @@ use kube::{
     api::{ListParams, WatchParams},
     core::{ObjectList, Status, TypeMeta, WatchEvent, watch::Bookmark, watch::BookmarkMeta},
 };
+use kube_informers_runtime::listwatch::{ListerWatcher, WatchStream};
 use kube_informers_runtime::reflector::{
-    BackoffConfig, BoxError, LastSyncResourceVersion, ListerWatcher, Reflector, ReflectorConfig,
-    ReflectorError, ReflectorStore, WatchStream,
+    BackoffConfig, BoxError, LastSyncResourceVersion, Reflector, ReflectorConfig, ReflectorError,
+    ReflectorStore,
 };
 use parking_lot::Mutex;
 use tokio::{sync::Notify, task::JoinHandle, time::Instant};

@@ -1,23 +1,22 @@
-//! Listing and watching through the metadata endpoints: the server sends
-//! `PartialObjectMetadata`, never whole objects.
+//! [`MetadataListerWatcher`]: listing and watching through the metadata endpoints, so
+//! the server sends `PartialObjectMetadata`, never whole objects.
 
 use std::fmt;
 
 use futures::future::BoxFuture;
 use kube::api::{ListParams, WatchParams};
-use kube::core::{ObjectList, PartialObjectMeta, Request};
+use kube::core::{ObjectList, PartialObjectMeta};
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 
-use crate::reflector::{
-    ApiListerWatcher, ListerWatcher, TweakListParams, WatchStream, list_objects, watch_objects,
-};
+use super::api::ApiListerWatcher;
+use super::lister_watcher::{ListerWatcher, TweakListParams, WatchStream};
 
 /// A [`ListerWatcher`] of [`PartialObjectMeta<K>`] over [`Api::list_metadata`] and
 /// [`Api::watch_metadata`] (the `Accept: ...;as=PartialObjectMetadataList` requests that
-/// client-go's `metadatainformer` makes). The namespace comes from the `Api`, and the
-/// tweak is applied exactly as [`ApiListerWatcher`] applies it, and bodies are read
-/// and decoded the same way.
+/// client-go's `metadatainformer` makes). The namespace comes from the `Api`; the tweak
+/// is applied, and bodies are read and decoded, by an [`ApiListerWatcher`] of
+/// `PartialObjectMeta<K>`.
 ///
 /// ```no_run
 /// # #[allow(dead_code)]
@@ -25,7 +24,7 @@ use crate::reflector::{
 /// use std::sync::Arc;
 /// use k8s_openapi::api::core::v1::Pod;
 /// use kube::Api;
-/// use kube_informers_runtime::dynamic::MetadataListerWatcher;
+/// use kube_informers_runtime::listwatch::MetadataListerWatcher;
 /// use kube_informers_runtime::{SharedIndexInformer, store::namespace_indexers};
 ///
 /// let pods = MetadataListerWatcher::new(Api::<Pod>::all(client));
@@ -34,15 +33,14 @@ use crate::reflector::{
 /// # }
 /// ```
 pub struct MetadataListerWatcher<K> {
-    /// Holds the client, URL, tweak and decode options, and applies the parameters, so
-    /// both lister-watchers filter and decode alike.
-    params: ApiListerWatcher<K>,
+    /// Sends the metadata requests: it filters and decodes as for whole objects.
+    params: ApiListerWatcher<PartialObjectMeta<K>>,
 }
 
 impl<K: Resource + Clone> MetadataListerWatcher<K> {
     /// Lists and watches the metadata of `api`'s objects, unfiltered.
     pub fn new(api: Api<K>) -> Self {
-        Self { params: ApiListerWatcher::new(api) }
+        Self { params: ApiListerWatcher::metadata_of(api) }
     }
 
     /// Skips `metadata.managedFields` while decoding (see
@@ -81,11 +79,7 @@ where
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<PartialObjectMeta<K>>, kube::Error>> {
-        Box::pin(async move {
-            let request = Request::new(self.params.url_path())
-                .list_metadata(&self.params.list_params(params));
-            list_objects(self.params.client(), request, self.params.decode_options()).await
-        })
+        self.params.list(params)
     }
 
     fn watch<'a>(
@@ -93,11 +87,6 @@ where
         params: &'a WatchParams,
         resource_version: &'a str,
     ) -> BoxFuture<'a, Result<WatchStream<PartialObjectMeta<K>>, kube::Error>> {
-        Box::pin(async move {
-            let watch = self.params.watch_params(params);
-            let request =
-                Request::new(self.params.url_path()).watch_metadata(&watch, resource_version);
-            watch_objects(self.params.client(), request, self.params.decode_options()).await
-        })
+        self.params.watch(params, resource_version)
     }
 }

@@ -33,10 +33,9 @@ pub enum WireError {
         bytes: usize,
     },
     /// Nothing arrived on the watch (no event, no bookmark, and perhaps not even its
-    /// response) for `idle`, longer than the server-side watch timeout plus
-    /// [`ReflectorConfig::watch_idle_margin`](super::ReflectorConfig::watch_idle_margin):
-    /// the connection is presumed dead. The reflector re-watches from the last resource
-    /// version it applied.
+    /// response) for `idle`, longer than the server-side watch timeout plus the
+    /// reflector's `watch_idle_margin`: the connection is presumed dead. The reflector
+    /// re-watches from the last resource version it applied.
     #[error("the watch went silent: nothing received for {idle:?}")]
     Stalled {
         /// How long the watch had been silent.

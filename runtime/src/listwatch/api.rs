@@ -1,45 +1,22 @@
-//! Listing and watching one resource: the trait the reflector drives, and its
-//! implementation over `kube::Api`.
+//! [`ApiListerWatcher`]: the [`ListerWatcher`] over `kube::Api`, sending the requests
+//! itself and decoding the bodies as they arrive.
 
-use std::{fmt, marker::PhantomData, sync::Arc};
+use std::{fmt, marker::PhantomData};
 
-use futures::{StreamExt, future::BoxFuture, stream::BoxStream};
+use futures::{StreamExt, future::BoxFuture};
 use kube::{
     Api, Client, Resource,
     api::{ListParams, WatchParams},
-    core::{ObjectList, Request, WatchEvent},
+    core::{ObjectList, PartialObjectMeta, Request},
 };
 use serde::de::DeserializeOwned;
 
 use super::{
     decode::{DecodeOptions, decode_event},
     list_stream::ListDecoder,
+    lister_watcher::{ListerWatcher, TweakListParams, WatchStream},
     wire::{self, LineReader},
 };
-
-/// The stream of events a watch returns.
-pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, kube::Error>>;
-
-/// A function that adjusts the list parameters of every request (client-go's
-/// `TweakListOptionsFunc`), typically to set label or field selectors.
-pub type TweakListParams = Arc<dyn Fn(&mut ListParams) + Send + Sync>;
-
-/// Lists and watches one resource: client-go's `ListerWatcher`. Object safe, so a
-/// reflector holds it as `Arc<dyn ListerWatcher<K>>`; tests provide scripted fakes.
-pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
-    /// Lists one page of objects.
-    fn list<'a>(
-        &'a self,
-        params: &'a ListParams,
-    ) -> BoxFuture<'a, Result<ObjectList<K>, kube::Error>>;
-
-    /// Starts a watch from `resource_version` (`""` for "now" / a consistent streaming list).
-    fn watch<'a>(
-        &'a self,
-        params: &'a WatchParams,
-        resource_version: &'a str,
-    ) -> BoxFuture<'a, Result<WatchStream<K>, kube::Error>>;
-}
 
 /// A [`ListerWatcher`] over a [`kube::Api`], client-go's `NewFilteredListWatchFromClient`:
 /// the namespace comes from the `Api` (`Api::all`, `Api::namespaced`, `Api::all_with` for
@@ -48,8 +25,9 @@ pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
 /// parameters so that list and watch always see the same objects.
 ///
 /// A list body is decoded while it arrives, item by item, so the whole body is never
-/// held in memory; watch events are decoded line by line as they arrive. With [`skip_managed_fields`](Self::skip_managed_fields), every
-/// object's `metadata.managedFields` is skipped while decoding, never built.
+/// held in memory; watch events are decoded line by line as they arrive. With
+/// [`skip_managed_fields`](Self::skip_managed_fields), every object's
+/// `metadata.managedFields` is skipped while decoding, never built.
 /// An error response becomes `kube::Error::Api` with its `Status` (as `kube::Api`
 /// reports it); a list or event that does not decode becomes `kube::Error::SerdeError`.
 ///
@@ -59,7 +37,7 @@ pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
 /// use std::sync::Arc;
 /// use k8s_openapi::api::core::v1::Pod;
 /// use kube::{Api, Client};
-/// use kube_informers_runtime::reflector::ApiListerWatcher;
+/// use kube_informers_runtime::listwatch::ApiListerWatcher;
 ///
 /// let client = Client::try_default().await?;
 /// let pods = ApiListerWatcher::new(Api::<Pod>::namespaced(client, "prod"))
@@ -89,6 +67,21 @@ impl<K: Resource> ApiListerWatcher<K> {
     }
 }
 
+impl<K: Resource> ApiListerWatcher<PartialObjectMeta<K>> {
+    /// Lists and watches the metadata of `api`'s objects, unfiltered: the same URL,
+    /// asked for `PartialObjectMetadata` (what
+    /// [`MetadataListerWatcher`](super::MetadataListerWatcher) is built on).
+    pub(crate) fn metadata_of(api: Api<K>) -> Self {
+        Self {
+            url_path: api.resource_url().to_owned(),
+            client: api.into_client(),
+            tweak: None,
+            decode: DecodeOptions::default(),
+            _resource: PhantomData,
+        }
+    }
+}
+
 impl<K> ApiListerWatcher<K> {
     /// Skips `metadata.managedFields` while decoding every listed and watched object:
     /// the field is `None`, and its value is never built. This is what
@@ -104,21 +97,6 @@ impl<K> ApiListerWatcher<K> {
     pub fn with_tweak(mut self, tweak: TweakListParams) -> Self {
         self.tweak = Some(tweak);
         self
-    }
-
-    /// The client requests are sent with.
-    pub(crate) fn client(&self) -> &Client {
-        &self.client
-    }
-
-    /// The resource's URL path (`/api/v1/namespaces/{ns}/pods`, say).
-    pub(crate) fn url_path(&self) -> &str {
-        &self.url_path
-    }
-
-    /// How bodies are decoded.
-    pub(crate) fn decode_options(&self) -> DecodeOptions {
-        self.decode
     }
 
     /// The parameters actually sent for a list the reflector asked for: the tweak applied
@@ -220,7 +198,7 @@ where
 }
 
 /// Sends a list request and decodes its body as it arrives.
-pub(crate) async fn list_objects<T>(
+async fn list_objects<T>(
     client: &Client,
     request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
     decode: DecodeOptions,
@@ -236,7 +214,7 @@ where
 }
 
 /// Sends a watch request and decodes its events line by line as they arrive.
-pub(crate) async fn watch_objects<T>(
+async fn watch_objects<T>(
     client: &Client,
     request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
     decode: DecodeOptions,

@@ -1,0 +1,34 @@
+//! The interface a reflector lists and watches through: client-go's `ListerWatcher`,
+//! the stream a watch returns, and the hook that adjusts every request's parameters.
+
+use std::sync::Arc;
+
+use futures::{future::BoxFuture, stream::BoxStream};
+use kube::{
+    api::{ListParams, WatchParams},
+    core::{ObjectList, WatchEvent},
+};
+
+/// The stream of events a watch returns.
+pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, kube::Error>>;
+
+/// A function that adjusts the list parameters of every request (client-go's
+/// `TweakListOptionsFunc`), typically to set label or field selectors.
+pub type TweakListParams = Arc<dyn Fn(&mut ListParams) + Send + Sync>;
+
+/// Lists and watches one resource: client-go's `ListerWatcher`. Object safe, so a
+/// reflector holds it as `Arc<dyn ListerWatcher<K>>`; tests provide scripted fakes.
+pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
+    /// Lists one page of objects.
+    fn list<'a>(
+        &'a self,
+        params: &'a ListParams,
+    ) -> BoxFuture<'a, Result<ObjectList<K>, kube::Error>>;
+
+    /// Starts a watch from `resource_version` (`""` for "now" / a consistent streaming list).
+    fn watch<'a>(
+        &'a self,
+        params: &'a WatchParams,
+        resource_version: &'a str,
+    ) -> BoxFuture<'a, Result<WatchStream<K>, kube::Error>>;
+}

@@ -1,0 +1,32 @@
+//! Listing and watching one resource on the wire: the [`ListerWatcher`] interface a
+//! reflector drives, and its implementations over `kube::Client`, typed or dynamic
+//! ([`ApiListerWatcher`]) and metadata-only ([`MetadataListerWatcher`]).
+//!
+//! Below the lister-watchers, and private to this module:
+//!
+//! - `wire`: sends a request built by `kube::core::Request`, turns an error response into
+//!   `kube::Error::Api` as `kube::Client` does, and hands a body on chunk by chunk or
+//!   line by line;
+//! - `list_stream`: decodes a list body while it arrives, item by item;
+//! - `decode`: decodes one watch event from its line;
+//! - `managed_fields`: decodes an object without `metadata.managedFields`, used by both
+//!   decoders when [`ApiListerWatcher::skip_managed_fields`] is set;
+//! - `idle`: the time limit on a silent watch ([`WireError::Stalled`]).
+//!
+//! Nothing here knows about the reflector or the informers above it: this module only
+//! sends requests and decodes what comes back.
+
+mod api;
+mod decode;
+mod idle;
+mod list_stream;
+mod lister_watcher;
+mod managed_fields;
+mod metadata;
+mod wire;
+
+pub use api::ApiListerWatcher;
+pub(crate) use idle::{next_within, open_within};
+pub use lister_watcher::{ListerWatcher, TweakListParams, WatchStream};
+pub use metadata::MetadataListerWatcher;
+pub use wire::WireError;
