@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     Phase, Reflector, ReflectorError, StoreOperation,
     error::{Disposition, classify},
-    run::{Flow, RunState},
+    state::{Flow, RunState},
 };
 
 /// The items of a (possibly paginated) list and the list's resource version.

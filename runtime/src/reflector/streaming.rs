@@ -16,7 +16,7 @@ use crate::listwatch::{WatchStream, next_within, open_within};
 use super::{
     INITIAL_EVENTS_END_ANNOTATION, ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
     error::{Disposition, classify},
-    run::{RunState, sleep},
+    state::{RunState, sleep},
 };
 
 /// How a streaming list ended.

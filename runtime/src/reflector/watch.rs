@@ -11,7 +11,7 @@ use crate::listwatch::{WatchStream, next_within, open_within};
 use super::{
     ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
     error::{Disposition, classify},
-    run::{Flow, RunState, sleep},
+    state::{Flow, RunState, sleep},
 };
 
 /// A watch that closes sooner than this without any event counts as a failure
