@@ -177,11 +177,6 @@ pub(crate) enum Disposition {
 }
 
 impl Disposition {
-    /// Whether the same request should be retried after a backoff (rather than relisting).
-    pub(crate) fn is_retriable(self) -> bool {
-        matches!(self, Disposition::Throttled { .. } | Disposition::Transient)
-    }
-
     /// The minimum delay the server asked for.
     pub(crate) fn retry_after(self) -> Option<Duration> {
         match self {
@@ -296,8 +291,8 @@ mod tests {
 
     #[test]
     fn server_errors_are_transient_and_refusals_rejected() {
-        assert!(classify_status(&status(500, "InternalError")).is_retriable());
-        assert!(classify_status(&status(503, "ServiceUnavailable")).is_retriable());
+        assert_eq!(classify_status(&status(500, "InternalError")), Disposition::Transient);
+        assert_eq!(classify_status(&status(503, "ServiceUnavailable")), Disposition::Transient);
         assert_eq!(classify_status(&status(403, "Forbidden")), Disposition::Rejected);
         assert_eq!(classify_status(&status(400, "BadRequest")), Disposition::Rejected);
         let decode = kube::Error::SerdeError(serde_json::from_str::<u8>("x").unwrap_err());

@@ -76,6 +76,7 @@
 //! # }
 //! ```
 
+mod attempt;
 mod backoff;
 mod config;
 mod error;

@@ -15,8 +15,7 @@ use crate::listwatch::{WatchStream, next_within, open_within};
 
 use super::{
     INITIAL_EVENTS_END_ANNOTATION, ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
-    error::{Disposition, classify},
-    state::{RunState, sleep},
+    attempt::Failed, error::Disposition, state::RunState,
 };
 
 /// How a streaming list ended.
@@ -74,16 +73,10 @@ where
             let mut stream = match opened {
                 None => return StreamingOutcome::Cancelled,
                 Some(Ok(stream)) => stream,
-                Some(Err(err)) => {
-                    if classify(&err) == Disposition::Rejected {
-                        self.report(&ReflectorError::StreamingListRefused(err));
-                        return StreamingOutcome::FallBack;
-                    }
-                    match self.streaming_failed(state, err, true, cancel).await {
-                        Some(outcome) => return outcome,
-                        None => continue,
-                    }
-                }
+                Some(Err(err)) => match self.streaming_failed(state, err, true, cancel).await {
+                    Some(outcome) => return outcome,
+                    None => continue,
+                },
             };
 
             let mut objects = BTreeMap::new();
@@ -174,13 +167,15 @@ where
         }
     }
 
-    /// Reports a failed streaming attempt. Returns `None` to try streaming again
-    /// (after a backoff, or at once from `""` after an expiry), or the outcome.
+    /// Reports a failed streaming attempt (`opening`: the request itself failed). Returns
+    /// `None` to try streaming again (after a backoff, or at once from `""` after an
+    /// expiry), or the outcome.
     ///
     /// Retried, as client-go's `isWatchErrorRetriable` and `isExpiredError` do: expiry, 429,
-    /// and a request that could not be sent (connection refused or reset). Everything else (a
-    /// stall, a 5xx status, an ERROR event) falls back to a plain list: retrying a server that
-    /// cannot stream would never sync.
+    /// and a request that could not be sent (connection refused or reset). A request the
+    /// server refused (a 4xx) falls back as refused; everything else (a stall, a 5xx status,
+    /// an ERROR event) falls back to a plain list too: retrying a server that cannot stream
+    /// would never sync.
     async fn streaming_failed(
         &self,
         state: &mut RunState,
@@ -188,42 +183,22 @@ where
         opening: bool,
         cancel: &CancellationToken,
     ) -> Option<StreamingOutcome<K>> {
-        let disposition = classify(&err);
         // A transport failure of the request itself (connection refused or reset), not a
         // status from the server, nor a stream that went silent, nor an error mid-stream.
         let unanswered =
             opening && matches!(err, kube::Error::HyperError(_) | kube::Error::Service(_));
-        match disposition {
-            Disposition::Expired => {
-                state.rv_unavailable = true;
-                self.report(&ReflectorError::Expired { phase: Phase::StreamingList, source: err });
-                None
+        match self.attempt_failed(state, Phase::StreamingList, err, unanswered, cancel).await {
+            Failed::Expired | Failed::BackedOff => None,
+            Failed::Cancelled => Some(StreamingOutcome::Cancelled),
+            Failed::Other(err, Disposition::Rejected) if opening => {
+                self.report(&ReflectorError::StreamingListRefused(err));
+                Some(StreamingOutcome::FallBack)
             }
-            Disposition::Throttled { .. } => {
-                self.streaming_backoff(state, disposition, err, cancel).await
-            }
-            Disposition::Transient if unanswered => {
-                self.streaming_backoff(state, disposition, err, cancel).await
-            }
-            // A 5xx, a stall, a decode failure or another refusal.
-            _ => {
+            // A 5xx, a stall, a decode failure or a refusal in an ERROR event.
+            Failed::Other(err, _) => {
                 self.report(&ReflectorError::StreamingList(err));
                 Some(StreamingOutcome::FallBack)
             }
         }
-    }
-
-    /// Reports `err`, then sleeps for the next backoff (at least the server's
-    /// `Retry-After`); `None` to stream again.
-    async fn streaming_backoff(
-        &self,
-        state: &mut RunState,
-        disposition: Disposition,
-        err: kube::Error,
-        cancel: &CancellationToken,
-    ) -> Option<StreamingOutcome<K>> {
-        self.report(&ReflectorError::StreamingList(err));
-        let delay = state.backoff.next_delay().max(disposition.retry_after().unwrap_or_default());
-        if sleep(delay, cancel).await { None } else { Some(StreamingOutcome::Cancelled) }
     }
 }

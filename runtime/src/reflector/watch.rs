@@ -10,8 +10,9 @@ use crate::listwatch::{WatchStream, next_within, open_within};
 
 use super::{
     ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
-    error::{Disposition, classify},
-    state::{Flow, RunState, sleep},
+    attempt::Failed,
+    error::Disposition,
+    state::{Flow, RunState},
 };
 
 /// A watch that closes sooner than this without any event counts as a failure
@@ -122,28 +123,19 @@ where
         err: kube::Error,
         cancel: &CancellationToken,
     ) -> Option<Flow> {
-        match classify(&err) {
-            Disposition::Expired => {
-                // The brief (and DESIGN.md) ask for a consistent relist after a 410,
-                // rather than client-go's relist at the last version first: after an
-                // expiry the watch cache may be the part that is behind.
-                state.rv_unavailable = true;
-                self.report(&ReflectorError::Expired { phase: Phase::Watch, source: err });
-                Some(Flow::RELIST)
-            }
-            Disposition::Decode => {
+        match self.attempt_failed(state, Phase::Watch, err, true, cancel).await {
+            // The project's design doc (DESIGN.md) asks for a consistent relist after a
+            // 410, rather than client-go's relist at the last version first: after an
+            // expiry the watch cache may be the part that is behind.
+            Failed::Expired => Some(Flow::RELIST),
+            Failed::BackedOff => None,
+            Failed::Cancelled => Some(Flow::Stop),
+            Failed::Other(err, Disposition::Decode) => {
                 self.report(&ReflectorError::Decode(err));
                 Some(Flow::RELIST)
             }
-            retriable if retriable.is_retriable() => {
-                self.report(&ReflectorError::Watch(err));
-                let delay =
-                    state.backoff.next_delay().max(retriable.retry_after().unwrap_or_default());
-                tracing::debug!(?delay, "re-watching after backoff");
-                if sleep(delay, cancel).await { None } else { Some(Flow::Stop) }
-            }
             // Rejected (403, 400, ...): relist after the backoff.
-            _ => {
+            Failed::Other(err, _) => {
                 self.report(&ReflectorError::Watch(err));
                 Some(Flow::RELIST)
             }
