@@ -1,11 +1,12 @@
 //! The HTTP side of listing and watching: sending a request built by
-//! [`kube::core::Request`], mapping error responses to `kube::Error::Api` exactly as
-//! `kube::Client` does, reading a list body into one buffer and splitting a watch body
-//! into lines.
+//! [`kube::core::Request`], turning an error response into `kube::Error::Api` as
+//! `kube::Client` does (but keeping the HTTP code when the body is not a `Status`),
+//! handing a list body on chunk by chunk, and splitting a watch body into lines.
 //!
 //! `kube::Client::request` holds a list body twice (`Bytes`, then a `String` copy) and
-//! decodes it with `from_str` once all of it is in; here list bodies are handed on
-//! chunk by chunk, so the caller decodes them as they arrive.
+//! decodes it with `from_str` once all of it is in; here a list body is handed on chunk
+//! by chunk as it arrives, so the caller decodes it during the transfer and never holds
+//! it whole. Only the body of an error response is read into one buffer.
 
 use std::{future::poll_fn, pin::Pin};
 
@@ -16,8 +17,8 @@ use kube::{
     core::{Status, request::Error as RequestError},
 };
 
-/// The largest `Content-Length` trusted to pre-size a list buffer; a larger body still
-/// reads, growing the buffer as it arrives.
+/// The largest `Content-Length` trusted to pre-size the buffer of an error body; a larger
+/// body still reads, growing the buffer as it arrives.
 const MAX_PRESIZE: usize = 1 << 30;
 
 /// An error of the byte stream of a watch, carried by `kube::Error::ReadEvents`.
@@ -76,7 +77,7 @@ pub(crate) async fn send(
 
 /// Reads the whole body (of an error response) into one buffer, pre-sized from
 /// `Content-Length`.
-pub(crate) async fn read_body(response: http::Response<Body>) -> Result<Vec<u8>, kube::Error> {
+async fn read_body(response: http::Response<Body>) -> Result<Vec<u8>, kube::Error> {
     let expected = response
         .headers()
         .get(http::header::CONTENT_LENGTH)

@@ -4,8 +4,7 @@ use std::time::Duration;
 
 use kube::core::Status;
 
-/// A boxed error returned by a [`ReflectorStore`](super::ReflectorStore) implementation.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+use super::BoxError;
 
 /// Result alias for the reflector module.
 pub type Result<T, E = ReflectorError> = std::result::Result<T, E>;
@@ -158,10 +157,12 @@ impl ReflectorError {
     }
 }
 
-/// How the reflector reacts to a failed API call.
+/// How the reflector reacts to a failed API call. A streaming list falls back to a plain
+/// list where a list or watch would relist, and retries a transient failure only when its
+/// request went unanswered (see `attempt.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Disposition {
-    /// 410 Gone / Expired / resource version too large: relist with `""`.
+    /// 410 Gone / Expired / resource version too large: relist (or restream) with `""`.
     Expired,
     /// 429: back off (at least `Retry-After`), then retry the same request.
     Throttled {

@@ -1,6 +1,11 @@
 //! The reflector: lists and watches one resource and mirrors it into a
 //! [`ReflectorStore`], client-go's `tools/cache/reflector.go`.
 //!
+//! This module is the list/watch state machine only: relists, resuming watches,
+//! bookmarks, streaming lists, backoff and resync. The requests it makes and their
+//! decoding belong to [`listwatch`](crate::listwatch): the reflector drives any
+//! [`ListerWatcher`], usually an [`ApiListerWatcher`](crate::listwatch::ApiListerWatcher).
+//!
 //! [`Reflector::run`] repeats client-go's `ListAndWatch` until cancelled:
 //!
 //! 1. **List**, paginated with `limit`/`continue` ([`ReflectorConfig::page_size`]). The
@@ -34,6 +39,15 @@
 //! carries on as the watch of step 2. If the attempt fails (a refusal, an ERROR event, a
 //! stream that ends or stalls before the bookmark), that cycle falls back to a plain list and
 //! the next relist streams again, as client-go does.
+//!
+//! Its files: `run` is the outer loop of cycles separated by backoff; `list`, `streaming`
+//! and `watch` are the stages of a cycle, with `resync`'s timer beside the watch;
+//! `attempt` classifies a failed watch or streaming-list attempt, once for both; `state`
+//! holds what the stages share (the run's state, the step a stage asks for, a
+//! cancellable sleep) and `report` passes errors to the handler and the logs. Below them
+//! are `error` ([`ReflectorError`] and the classification of API failures), `backoff`,
+//! `config`, `version` ([`LastSyncResourceVersion`]) and `reflector_store`
+//! ([`ReflectorStore`], [`BoxError`]).
 //!
 //! ```no_run
 //! # #[tokio::main]
@@ -81,10 +95,10 @@ mod backoff;
 mod config;
 mod error;
 mod list;
+mod reflector_store;
 mod report;
 mod resync;
 mod run;
-mod sink;
 mod state;
 mod streaming;
 mod version;
@@ -97,8 +111,8 @@ use kube::Resource;
 use crate::listwatch::ListerWatcher;
 
 pub use config::{BackoffConfig, ReflectorConfig};
-pub use error::{BoxError, Phase, ReflectorError, Result, StoreOperation};
-pub use sink::ReflectorStore;
+pub use error::{Phase, ReflectorError, Result, StoreOperation};
+pub use reflector_store::{BoxError, ReflectorStore};
 pub use version::LastSyncResourceVersion;
 
 /// Decides, each time the resync timer fires, whether to resync (client-go's

@@ -1,11 +1,15 @@
-//! The interface through which the reflector hands what it sees to a store.
+//! [`ReflectorStore`], the interface through which the reflector hands what it lists and
+//! watches to a store, and [`BoxError`], the error its methods return.
 
 use std::sync::Arc;
 
-use super::error::BoxError;
+/// A boxed error returned by a [`ReflectorStore`] implementation.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Where a [`Reflector`](super::Reflector) puts what it lists and watches: client-go's
-/// `ReflectorStore`. The DeltaFIFO implements it; tests use a recording implementation.
+/// `ReflectorStore`. A shared informer implements it with an adapter that queues what
+/// arrives into its DeltaFIFO (applying the informer's transform); tests use a recording
+/// implementation.
 ///
 /// Objects arrive already wrapped in `Arc` and are never copied. Implementations must be
 /// cheap and non-blocking: they are called from the reflector's task.
