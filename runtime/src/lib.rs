@@ -24,7 +24,7 @@ pub use lister::{GenericLister, GenericNamespaceLister, Lister, NamespaceLister}
 
 pub mod listwatch;
 
-pub use listwatch::{ApiListerWatcher, ListerWatcher, TweakListParams};
+pub use listwatch::{ApiListerWatcher, InformerScope, ListerWatcher, TweakListParams};
 
 pub mod reflector;
 
@@ -47,8 +47,7 @@ pub use metrics::{InformerStats, ReflectorStats};
 pub mod informer;
 
 pub use informer::{
-    InformerError, InformerScope, ResourceEventHandlerRegistration, SharedIndexInformer,
-    new_filtered_informer,
+    InformerError, ResourceEventHandlerRegistration, SharedIndexInformer, new_filtered_informer,
 };
 
 pub mod factory;

@@ -8,7 +8,7 @@ use kube::core::DynamicObject;
 
 use super::generic::{GenericInformerFactory, GenericObject};
 use super::generic_builder::DynamicFactoryBuilder;
-use crate::listwatch::{ApiListerWatcher, ListerWatcher, TweakListParams};
+use crate::listwatch::{ApiListerWatcher, ListerWatcher, TweakListParams, tweaked};
 
 /// Shared informers of whole objects for any GroupVersionResource (client-go's
 /// `DynamicSharedInformerFactory`).
@@ -38,10 +38,6 @@ impl GenericObject for DynamicObject {
         api: Api<DynamicObject>,
         tweak: Option<TweakListParams>,
     ) -> Arc<dyn ListerWatcher<DynamicObject>> {
-        let lister_watcher = ApiListerWatcher::new(api);
-        Arc::new(match tweak {
-            Some(tweak) => lister_watcher.with_tweak(tweak),
-            None => lister_watcher,
-        })
+        Arc::new(tweaked(ApiListerWatcher::new(api), tweak, ApiListerWatcher::with_tweak))
     }
 }

@@ -6,11 +6,10 @@ use std::fmt::Debug;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::time::Duration;
 
 use kube::core::{ApiResource, DynamicObject, GroupVersionResource};
 use kube::discovery::Scope;
-use kube::{Api, Client, Resource};
+use kube::{Api, Resource};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::debug;
@@ -18,7 +17,6 @@ use tracing::debug;
 use super::api_resource::{self, ResolvedResource};
 use super::core::Member;
 use super::error::Result;
-use super::generic_builder::DynamicFactoryBuilder;
 use super::generic_informer::GenericInformer;
 use super::informer_factory::{FrontEnd, InformerFactory};
 use super::options::GenericSetup;
@@ -57,30 +55,6 @@ impl<K: GenericObject> FrontEnd for Generic<K> {
 pub type GenericInformerFactory<K> = InformerFactory<Generic<K>>;
 
 impl<K: GenericObject> InformerFactory<Generic<K>> {
-    /// A factory over all namespaces whose handlers resync every `default_resync` (zero:
-    /// never) (client-go's `NewDynamicSharedInformerFactory` and
-    /// `metadatainformer.NewSharedInformerFactory`).
-    pub fn new(client: Client, default_resync: Duration) -> Self {
-        Self::builder(client).default_resync(default_resync).build()
-    }
-
-    /// A factory limited to `namespace` (`None`: all) whose lists and watches go through
-    /// `tweak` (client-go's `NewFilteredDynamicSharedInformerFactory` and
-    /// `metadatainformer.NewFilteredSharedInformerFactory`).
-    pub fn filtered(
-        client: Client,
-        default_resync: Duration,
-        namespace: Option<String>,
-        tweak: Option<TweakListParams>,
-    ) -> Self {
-        Self::builder(client).default_resync(default_resync).filter(namespace, tweak).build()
-    }
-
-    /// A builder for a factory with more options (a transform, reflector settings).
-    pub fn builder(client: Client) -> DynamicFactoryBuilder<K> {
-        DynamicFactoryBuilder::generic(client)
-    }
-
     /// The shared informer for `gvr`, created on first use (client-go's `ForResource`).
     /// Every call for the same resource returns the same informer, so there is one watch.
     ///

@@ -1,12 +1,14 @@
-//! What only the dynamic and metadata factories' builder takes: a transform of whole
-//! objects, and (set by each front-end) the lister-watcher constructor.
+//! How a dynamic or metadata factory is built: its constructors, and what only their
+//! builder takes (a transform of whole objects).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use kube::Client;
 
 use super::builder::FactoryBuilder;
-use super::generic::{GenericInformerFactory, GenericObject};
+use super::generic::{Generic, GenericInformerFactory, GenericObject};
+use super::informer_factory::InformerFactory;
 use super::options::GenericSetup;
 use crate::informer::Transform;
 use crate::listwatch::TweakListParams;
@@ -34,6 +36,32 @@ use crate::listwatch::TweakListParams;
 /// # }
 /// ```
 pub type DynamicFactoryBuilder<K> = FactoryBuilder<GenericSetup<K>>;
+
+impl<K: GenericObject> InformerFactory<Generic<K>> {
+    /// A factory over all namespaces whose handlers resync every `default_resync` (zero:
+    /// never) (client-go's `NewDynamicSharedInformerFactory` and
+    /// `metadatainformer.NewSharedInformerFactory`).
+    pub fn new(client: Client, default_resync: Duration) -> Self {
+        Self::builder(client).default_resync(default_resync).build()
+    }
+
+    /// A factory limited to `namespace` (`None`: all) whose lists and watches go through
+    /// `tweak` (client-go's `NewFilteredDynamicSharedInformerFactory` and
+    /// `metadatainformer.NewFilteredSharedInformerFactory`).
+    pub fn filtered(
+        client: Client,
+        default_resync: Duration,
+        namespace: Option<String>,
+        tweak: Option<TweakListParams>,
+    ) -> Self {
+        Self::builder(client).default_resync(default_resync).filter(namespace, tweak).build()
+    }
+
+    /// A builder for a factory with more options (a transform, reflector settings).
+    pub fn builder(client: Client) -> DynamicFactoryBuilder<K> {
+        DynamicFactoryBuilder::generic(client)
+    }
+}
 
 impl<K> FactoryBuilder<GenericSetup<K>> {
     pub(crate) fn generic(client: Client) -> Self {

@@ -9,7 +9,7 @@ use kube::core::{DynamicObject, PartialObjectMeta};
 use super::generic::{GenericInformerFactory, GenericObject};
 use super::generic_builder::DynamicFactoryBuilder;
 use crate::listwatch::MetadataListerWatcher;
-use crate::listwatch::{ListerWatcher, TweakListParams};
+use crate::listwatch::{ListerWatcher, TweakListParams, tweaked};
 
 /// The objects a metadata-only informer caches: `apiVersion`, `kind` and `metadata`.
 pub type MetadataObject = PartialObjectMeta<DynamicObject>;
@@ -44,10 +44,6 @@ impl GenericObject for MetadataObject {
         api: Api<DynamicObject>,
         tweak: Option<TweakListParams>,
     ) -> Arc<dyn ListerWatcher<MetadataObject>> {
-        let lister_watcher = MetadataListerWatcher::new(api);
-        Arc::new(match tweak {
-            Some(tweak) => lister_watcher.with_tweak(tweak),
-            None => lister_watcher,
-        })
+        Arc::new(tweaked(MetadataListerWatcher::new(api), tweak, MetadataListerWatcher::with_tweak))
     }
 }

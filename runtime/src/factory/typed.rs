@@ -16,8 +16,8 @@ use tracing::debug;
 use super::erased::ErasedInformer;
 use super::informer_factory::{FrontEnd, InformerFactory};
 use super::options::TypedOptions;
-use crate::informer::{InformerScope, SharedIndexInformer, filtered_lister_watcher};
-use crate::listwatch::TweakListParams;
+use crate::informer::SharedIndexInformer;
+use crate::listwatch::{InformerScope, TweakListParams, filtered_lister_watcher};
 use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
 
 /// The typed front-end: informers found by Rust type, held as [`ErasedInformer`]s.

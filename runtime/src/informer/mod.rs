@@ -22,8 +22,7 @@ mod shared_informer;
 
 pub use controller::{AfterBatchFunc, Controller, ControllerConfig, ProcessFailure, ProcessFunc};
 pub use error::{InformerError, Result};
-pub(crate) use filtered_informer::filtered_lister_watcher;
-pub use filtered_informer::{InformerScope, new_filtered_informer};
+pub use filtered_informer::new_filtered_informer;
 pub use options::{MINIMUM_RESYNC_PERIOD, Transform};
 pub use registration::ResourceEventHandlerRegistration;
 pub use shared_informer::SharedIndexInformer;

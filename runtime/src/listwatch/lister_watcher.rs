@@ -32,3 +32,16 @@ pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
         resource_version: &'a str,
     ) -> BoxFuture<'a, Result<WatchStream<K>, kube::Error>>;
 }
+
+/// `lister_watcher` with `tweak` applied by `with_tweak`, if there is one: how every
+/// constructor here takes an optional tweak.
+pub(crate) fn tweaked<L>(
+    lister_watcher: L,
+    tweak: Option<TweakListParams>,
+    with_tweak: impl FnOnce(L, TweakListParams) -> L,
+) -> L {
+    match tweak {
+        Some(tweak) => with_tweak(lister_watcher, tweak),
+        None => lister_watcher,
+    }
+}

@@ -17,7 +17,7 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor, value::UnitDeserializer,
 };
 
-use forward::{forward_deserializer, forward_visits};
+use forward::{forward_every_deserialize, forward_visits};
 use key::KeySeed;
 
 /// Decodes a `K` with `metadata.managedFields` skipped (it comes out as `None`).
@@ -65,22 +65,10 @@ struct Wrapped<D> {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Wrapped<D> {
     type Error = D::Error;
 
-    forward_deserializer! {
-        |this: Self, visitor| (this.inner, WrappedVisitor { inner: visitor, level: this.level });
-        deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(),
-        deserialize_i32(), deserialize_i64(), deserialize_i128(), deserialize_u8(),
-        deserialize_u16(), deserialize_u32(), deserialize_u64(), deserialize_u128(),
-        deserialize_f32(), deserialize_f64(), deserialize_char(), deserialize_str(),
-        deserialize_string(), deserialize_bytes(), deserialize_byte_buf(),
-        deserialize_option(), deserialize_unit(), deserialize_seq(), deserialize_map(),
-        deserialize_identifier(), deserialize_ignored_any(),
-        deserialize_unit_struct(name: &'static str),
-        deserialize_newtype_struct(name: &'static str),
-        deserialize_tuple(len: usize),
-        deserialize_tuple_struct(name: &'static str, len: usize),
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]),
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]),
-    }
+    forward_every_deserialize!(|this: Self, visitor| (
+        this.inner,
+        WrappedVisitor { inner: visitor, level: this.level }
+    ));
 
     fn is_human_readable(&self) -> bool {
         self.inner.is_human_readable()

@@ -1,6 +1,7 @@
 //! Listing and watching one resource on the wire: the [`ListerWatcher`] interface a
 //! reflector drives, and its implementations over `kube::Client`, typed or dynamic
-//! ([`ApiListerWatcher`]) and metadata-only ([`MetadataListerWatcher`]).
+//! ([`ApiListerWatcher`], with [`InformerScope`] choosing a typed resource's URLs) and
+//! metadata-only ([`MetadataListerWatcher`]).
 //!
 //! Below the lister-watchers, and private to this module:
 //!
@@ -23,10 +24,14 @@ mod list_stream;
 mod lister_watcher;
 mod managed_fields;
 mod metadata;
+mod scope;
 mod wire;
 
 pub use api::ApiListerWatcher;
 pub(crate) use idle::{next_within, open_within};
+pub(crate) use lister_watcher::tweaked;
 pub use lister_watcher::{ListerWatcher, TweakListParams, WatchStream};
 pub use metadata::MetadataListerWatcher;
+pub use scope::InformerScope;
+pub(crate) use scope::filtered_lister_watcher;
 pub use wire::WireError;

@@ -214,7 +214,7 @@ where
         + Send
         + Sync
         + 'static,
-    K::Scope: kube_informers_runtime::informer::InformerScope,
+    K::Scope: kube_informers_runtime::InformerScope,
 {
     let start = Instant::now();
     let mut builder = TypedInformerFactory::builder(client);

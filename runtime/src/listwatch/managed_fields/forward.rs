@@ -1,10 +1,10 @@
 //! Macros that forward every `deserialize_*` or `visit_*` method of a serde wrapper to
 //! the value it wraps, for the wrappers of `managed_fields`.
 
-/// Forwards each `deserialize_*` method to the inner deserializer with the visitor
-/// wrapped by `$wrap`.
-macro_rules! forward_deserializer {
-    ($wrap:expr; $($method:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {
+/// Forwards every `deserialize_*` method of serde's `Deserializer` to the inner
+/// deserializer, with the visitor wrapped by `$wrap`.
+macro_rules! forward_every_deserialize {
+    (@each $wrap:expr; $($method:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {
         $(
             fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
                 let wrap = $wrap;
@@ -12,6 +12,24 @@ macro_rules! forward_deserializer {
                 inner.$method($($arg,)* visitor)
             }
         )*
+    };
+    ($wrap:expr) => {
+        forward_every_deserialize! {
+            @each $wrap;
+            deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(),
+            deserialize_i32(), deserialize_i64(), deserialize_i128(), deserialize_u8(),
+            deserialize_u16(), deserialize_u32(), deserialize_u64(), deserialize_u128(),
+            deserialize_f32(), deserialize_f64(), deserialize_char(), deserialize_str(),
+            deserialize_string(), deserialize_bytes(), deserialize_byte_buf(),
+            deserialize_option(), deserialize_unit(), deserialize_seq(), deserialize_map(),
+            deserialize_identifier(), deserialize_ignored_any(),
+            deserialize_unit_struct(name: &'static str),
+            deserialize_newtype_struct(name: &'static str),
+            deserialize_tuple(len: usize),
+            deserialize_tuple_struct(name: &'static str, len: usize),
+            deserialize_struct(name: &'static str, fields: &'static [&'static str]),
+            deserialize_enum(name: &'static str, variants: &'static [&'static str]),
+        }
     };
 }
 
@@ -26,4 +44,4 @@ macro_rules! forward_visits {
     };
 }
 
-pub(super) use {forward_deserializer, forward_visits};
+pub(super) use {forward_every_deserialize, forward_visits};

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use super::forward::{forward_deserializer, forward_visits};
+use super::forward::{forward_every_deserialize, forward_visits};
 
 /// A map key: decoded by the caller's seed, while noting whether it equals `name`.
 pub(super) struct KeySeed<'a, S> {
@@ -44,22 +44,10 @@ struct KeyDeserializer<'a, D> {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_, D> {
     type Error = D::Error;
 
-    forward_deserializer! {
-        |this: Self, visitor| (this.inner, KeyVisitor { inner: visitor, name: this.name, hit: this.hit });
-        deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(),
-        deserialize_i32(), deserialize_i64(), deserialize_i128(), deserialize_u8(),
-        deserialize_u16(), deserialize_u32(), deserialize_u64(), deserialize_u128(),
-        deserialize_f32(), deserialize_f64(), deserialize_char(), deserialize_str(),
-        deserialize_string(), deserialize_bytes(), deserialize_byte_buf(),
-        deserialize_option(), deserialize_unit(), deserialize_seq(), deserialize_map(),
-        deserialize_identifier(), deserialize_ignored_any(),
-        deserialize_unit_struct(name: &'static str),
-        deserialize_newtype_struct(name: &'static str),
-        deserialize_tuple(len: usize),
-        deserialize_tuple_struct(name: &'static str, len: usize),
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]),
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]),
-    }
+    forward_every_deserialize!(|this: Self, visitor| (
+        this.inner,
+        KeyVisitor { inner: visitor, name: this.name, hit: this.hit }
+    ));
 
     fn is_human_readable(&self) -> bool {
         self.inner.is_human_readable()
