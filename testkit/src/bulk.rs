@@ -9,9 +9,9 @@ use axum::response::Response;
 use http::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::api::Shared;
 use crate::object::{ObjKey, StoredObject, set_meta};
 use crate::resources::ResourceInfo;
-use crate::server::Shared;
 use crate::status::{ApiError, ApiResult};
 
 /// The annotation a bulk update bumps.

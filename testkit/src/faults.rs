@@ -16,8 +16,8 @@ use parking_lot::Mutex;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use crate::api::Shared;
 use crate::resources::ResourceInfo;
-use crate::server::Shared;
 use crate::status::ApiError;
 
 /// The error status an injected failure answers with.

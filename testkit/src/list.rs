@@ -7,12 +7,12 @@ use axum::response::Response;
 use bytes::Bytes;
 use http::StatusCode;
 
+use crate::api::Shared;
 use crate::api::{Deleted, Target, object_response};
 use crate::media::{Representation, partial_object_metadata};
 use crate::object::{ObjKey, StoredObject};
 use crate::resources::ResourceInfo;
 use crate::selector::{FieldSelector, LabelSelector};
-use crate::server::Shared;
 use crate::status::{ApiError, ApiResult};
 use crate::table::IncludeObject;
 

@@ -11,9 +11,9 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
+use crate::api::Shared;
 use crate::error::{Error, Result};
 use crate::object::{Meta, ObjectBody, StoredObject, new_uid, now_rfc3339};
-use crate::server::Shared;
 
 /// Which generator to seed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

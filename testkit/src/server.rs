@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use axum::Router;
@@ -14,24 +15,12 @@ use tokio::net::{TcpListener, TcpSocket};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::api::Shared;
 use crate::error::{Error, Result};
 use crate::faults::{FaultState, Faults};
 use crate::resources::{Registry, ResourceInfo, Scope};
 use crate::seed::Seeder;
 use crate::store::Store;
-
-/// State shared by every request handler.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) registry: Registry,
-    pub(crate) store: Store,
-    pub(crate) faults: FaultState,
-    pub(crate) bookmark_interval: Duration,
-    pub(crate) token: Option<String>,
-    pub(crate) addr: Mutex<SocketAddr>,
-    /// Next index for seeded object names.
-    pub(crate) seed_seq: std::sync::atomic::AtomicU64,
-}
 
 /// The default interval between periodic bookmarks: kube-apiserver's bookmark frequency.
 const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(60);
@@ -105,7 +94,7 @@ impl TestApiServerBuilder {
             bookmark_interval: self.bookmark_interval,
             token: self.token,
             addr: Mutex::new(self.addr),
-            seed_seq: std::sync::atomic::AtomicU64::new(0),
+            seed_seq: AtomicU64::new(0),
         });
         crate::api::create_default_namespaces(&shared).map_err(|e| Error::Setup(e.message))?;
         let listener = bind(self.addr)?;

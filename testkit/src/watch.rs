@@ -14,12 +14,12 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, MissedTickBehavior, Sleep};
 use tokio_util::sync::CancellationToken;
 
+use crate::api::Shared;
 use crate::api::Target;
 use crate::list::{Filter, parse_rv};
 use crate::media::Representation;
 use crate::object::StoredObject;
 use crate::resources::ResourceInfo;
-use crate::server::Shared;
 use crate::status::{ApiError, ApiResult};
 use crate::store::{EventType, WatchMsg, WatchStart};
 use crate::table::IncludeObject;

@@ -10,10 +10,10 @@ use bytes::Bytes;
 use http::{HeaderValue, Method, StatusCode, header};
 use serde_json::{Value, json};
 
+use crate::api::Shared;
 use crate::faults::Injected;
 use crate::object::{ObjKey, StoredObject, meta_str, new_uid, now_rfc3339, set_meta};
 use crate::resources::{ResourceInfo, Scope};
-use crate::server::Shared;
 use crate::status::{ApiError, ApiResult};
 use crate::store::StoreInner;
 
