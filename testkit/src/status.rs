@@ -71,6 +71,11 @@ impl ApiError {
         Self::new(422, "Invalid", message).with_details(name, group, plural)
     }
 
+    /// kube-apiserver's 404 for a path it serves nothing at.
+    pub(crate) fn not_served() -> Self {
+        Self::new(404, "NotFound", "the server could not find the requested resource")
+    }
+
     pub(crate) fn method_not_allowed(message: impl Into<String>) -> Self {
         Self::new(405, "MethodNotAllowed", message)
     }

@@ -7,12 +7,14 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderValue, Method, StatusCode, header};
+use http::{HeaderValue, StatusCode, header};
 use serde_json::{Value, json};
 
 use crate::api::Shared;
+use crate::api::Target;
+use crate::api::target::{Verb, parse_target, query_params};
 use crate::faults::Injected;
-use crate::object::{ObjKey, StoredObject, meta_str, new_uid, now_rfc3339, set_meta};
+use crate::object::{StoredObject, meta_str, new_uid, now_rfc3339, set_meta};
 use crate::resources::{ResourceInfo, Scope};
 use crate::status::{ApiError, ApiResult};
 use crate::store::StoreInner;
@@ -22,21 +24,6 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 
 /// The namespaces every cluster starts with.
 const DEFAULT_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
-
-/// Which object(s) a request addresses.
-#[derive(Debug)]
-pub(crate) struct Target {
-    pub(crate) info: Arc<ResourceInfo>,
-    pub(crate) namespace: Option<String>,
-    pub(crate) name: Option<String>,
-    pub(crate) subresource: Option<String>,
-}
-
-impl Target {
-    fn key(&self, name: &str) -> ObjKey {
-        (self.namespace.clone().unwrap_or_default(), name.to_string())
-    }
-}
 
 /// Creates the namespaces a fresh cluster has.
 pub(crate) fn create_default_namespaces(shared: &Shared) -> ApiResult<()> {
@@ -76,8 +63,7 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
 
 async fn route(shared: &Arc<Shared>, request: Request) -> ApiResult<Response> {
     let path = request.uri().path().to_string();
-    let query: HashMap<String, String> =
-        request.uri().query().map(|q| url_pairs(q).into_iter().collect()).unwrap_or_default();
+    let query = query_params(request.uri().query());
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {
         ["version"] => Ok(json_response(StatusCode::OK, &crate::discovery::version())),
@@ -102,79 +88,17 @@ async fn route(shared: &Arc<Shared>, request: Request) -> ApiResult<Response> {
         }
         ["apis", group] => crate::discovery::group(&shared.registry, group)
             .map(|doc| json_response(StatusCode::OK, &doc))
-            .ok_or_else(not_served),
+            .ok_or_else(ApiError::not_served),
         ["api", "v1", rest @ ..] => {
-            let target = parse_target(shared, "", "v1", rest)?;
+            let target = parse_target(&shared.registry, "", "v1", rest)?;
             serve_resource(shared, target, request, query).await
         }
         ["apis", group, version, rest @ ..] if !rest.is_empty() => {
-            let target = parse_target(shared, group, version, rest)?;
+            let target = parse_target(&shared.registry, group, version, rest)?;
             serve_resource(shared, target, request, query).await
         }
-        _ => Err(not_served()),
+        _ => Err(ApiError::not_served()),
     }
-}
-
-fn url_pairs(query: &str) -> Vec<(String, String)> {
-    axum::extract::Query::<Vec<(String, String)>>::try_from_uri(
-        &format!("/?{query}").parse().unwrap_or_else(|_| http::Uri::from_static("/")),
-    )
-    .map(|q| q.0)
-    .unwrap_or_default()
-}
-
-fn not_served() -> ApiError {
-    ApiError::new(404, "NotFound", "the server could not find the requested resource")
-}
-
-fn parse_target(shared: &Shared, group: &str, version: &str, rest: &[&str]) -> ApiResult<Target> {
-    let registry = &shared.registry;
-    if let ["namespaces", namespace, resource, tail @ ..] = rest
-        && let Some(info) =
-            registry.get(group, version, resource).filter(|i| i.scope == Scope::Namespaced)
-    {
-        return match tail {
-            [] => Ok(Target {
-                info,
-                namespace: Some(namespace.to_string()),
-                name: None,
-                subresource: None,
-            }),
-            [name] => Ok(Target {
-                info,
-                namespace: Some(namespace.to_string()),
-                name: Some(name.to_string()),
-                subresource: None,
-            }),
-            [name, sub] => Ok(Target {
-                info,
-                namespace: Some(namespace.to_string()),
-                name: Some(name.to_string()),
-                subresource: Some(sub.to_string()),
-            }),
-            _ => Err(not_served()),
-        };
-    }
-    let (resource, name, sub) = match rest {
-        [resource] => (*resource, None, None),
-        [resource, name] => (*resource, Some(*name), None),
-        [resource, name, sub] => (*resource, Some(*name), Some(*sub)),
-        _ => return Err(not_served()),
-    };
-    let info = registry.get(group, version, resource).ok_or_else(not_served)?;
-    if info.scope == Scope::Namespaced && name.is_some() {
-        return Err(not_served());
-    }
-    Ok(Target {
-        info,
-        namespace: None,
-        name: name.map(str::to_string),
-        subresource: sub.map(str::to_string),
-    })
-}
-
-fn is_true(query: &HashMap<String, String>, key: &str) -> bool {
-    query.get(key).is_some_and(|v| v == "true" || v == "1")
 }
 
 async fn serve_resource(
@@ -183,59 +107,41 @@ async fn serve_resource(
     request: Request,
     query: HashMap<String, String>,
 ) -> ApiResult<Response> {
-    let method = request.method().clone();
-    let verb = match (&method, target.name.is_some()) {
-        (&Method::GET, true) => "get",
-        (&Method::GET, false) if is_true(&query, "watch") => "watch",
-        (&Method::GET, false) => "list",
-        (&Method::POST, false) => "create",
-        (&Method::PUT, true) => "update",
-        (&Method::PATCH, true) => "patch",
-        (&Method::DELETE, true) => "delete",
-        (&Method::DELETE, false) => "deletecollection",
-        _ => {
-            return Err(ApiError::method_not_allowed(format!(
-                "the server does not allow this method on the requested resource: {method}"
-            )));
-        }
-    };
+    let verb = Verb::of(request.method(), &target, &query)?;
+    let verb_name = verb.as_str();
     let info = target.info.clone();
     // Taken before the fault rules are read: a watch that gets past rules set just after
     // this point still holds the token the drop_watches that follows them cancels.
     let watch_token = shared.faults.watch_token();
-    shared.faults.count(verb, &info);
+    shared.faults.count(verb_name, &info);
     if shared.faults.is_denied(&info) {
-        return Err(ApiError::forbidden(verb, &info.group, &info.plural));
+        return Err(ApiError::forbidden(verb_name, &info.group, &info.plural));
     }
-    match shared.faults.take_failure(verb, &info) {
-        Some(Injected::Status(failure)) => return Err(failure.to_api_error(verb, &info)),
+    match shared.faults.take_failure(verb_name, &info) {
+        Some(Injected::Status(failure)) => return Err(failure.to_api_error(verb_name, &info)),
         Some(Injected::Raw(raw)) => return Ok(raw.response()),
         Some(Injected::NoAnswer) => {
-            tracing::debug!(verb, resource = %info.plural, "leaving a request unanswered");
+            tracing::debug!(verb = verb_name, resource = %info.plural, "leaving a request unanswered");
             return std::future::pending().await;
         }
         None => {}
     }
-    if !info.supports(verb) {
+    if !info.supports(verb_name) {
         return Err(ApiError::method_not_allowed(format!(
-            "the server does not allow this method on the requested resource ({verb} {})",
+            "the server does not allow this method on the requested resource ({verb_name} {})",
             info.plural
         )));
     }
     match target.subresource.as_deref() {
         None => {}
-        Some("status") if info.has_status && matches!(verb, "get" | "update" | "patch") => {}
-        Some(_) => return Err(not_served()),
+        Some("status")
+            if info.has_status && matches!(verb, Verb::Get | Verb::Update | Verb::Patch) => {}
+        Some(_) => return Err(ApiError::not_served()),
     }
-    let representation = match verb {
-        "get" | "list" | "watch" => crate::media::Representation::from_headers(request.headers())?,
-        _ => crate::media::Representation::Full,
-    };
-    let dry_run = match verb {
-        "create" | "update" | "patch" | "delete" | "deletecollection" => {
-            crate::dry_run::from_query(&query, verb)?
-        }
-        _ => false,
+    let (representation, dry_run) = if verb.reads() {
+        (crate::media::Representation::from_headers(request.headers())?, false)
+    } else {
+        (crate::media::Representation::Full, crate::dry_run::from_query(&query, verb_name)?)
     };
     let content_type = request
         .headers()
@@ -248,7 +154,7 @@ async fn serve_resource(
         .map_err(|e| ApiError::bad_request(format!("cannot read the request body: {e}")))?;
     let name = target.name.clone().unwrap_or_default();
     match verb {
-        "get" => {
+        Verb::Get => {
             representation.for_object(&info)?;
             let include = crate::table::IncludeObject::from_query(&query)?;
             let object = shared
@@ -259,9 +165,9 @@ async fn serve_resource(
             let body = crate::media::render_object(&representation, &object, include)?;
             Ok(object_response(StatusCode::OK, body))
         }
-        "list" => crate::list::list(shared, &target, &query, &representation),
-        "watch" => crate::watch::watch(shared, &target, &query, &representation, watch_token),
-        "create" => {
+        Verb::List => crate::list::list(shared, &target, &query, &representation),
+        Verb::Watch => crate::watch::watch(shared, &target, &query, &representation, watch_token),
+        Verb::Create => {
             let object = parse_body(&body)?;
             if meta_str(&object, "resourceVersion").is_some_and(|rv| !rv.is_empty() && rv != "0") {
                 // kube-apiserver's create strategy refuses it with a reasonless 500.
@@ -274,16 +180,16 @@ async fn serve_resource(
             let stored = create_object(shared, &target, object, dry_run)?;
             Ok(object_response(StatusCode::CREATED, stored.json()))
         }
-        "update" => {
+        Verb::Update => {
             let object = parse_body(&body)?;
             let stored = update(shared, &target, &name, object, dry_run)?;
             Ok(object_response(StatusCode::OK, stored.json()))
         }
-        "patch" => {
+        Verb::Patch => {
             let (code, stored) = patch(shared, &target, &name, &content_type, &body, dry_run)?;
             Ok(object_response(code, stored.json()))
         }
-        "delete" => {
+        Verb::Delete => {
             let options = if body.is_empty() { Value::Null } else { parse_body(&body)? };
             match delete(shared, &target, &name, &options, dry_run)? {
                 Deleted::Removed(gone) => Ok(json_response(
@@ -298,7 +204,7 @@ async fn serve_resource(
                 Deleted::Terminating(object) => Ok(object_response(StatusCode::OK, object.json())),
             }
         }
-        _ => crate::list::delete_collection(shared, &target, &query, dry_run),
+        Verb::DeleteCollection => crate::list::delete_collection(shared, &target, &query, dry_run),
     }
 }
 
