@@ -5,8 +5,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::response::Response;
-use http::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::api::Shared;
@@ -104,16 +102,10 @@ fn touch(value: &mut Value, rv: u64) {
     }
 }
 
-/// `POST /testkit/bulk-update?resource=R&namespace=NS&count=N`: answers
+/// The admin route `POST /testkit/bulk-update?resource=R&namespace=NS&count=N`
+/// (`namespace` optional): the bulk update its query asks for, and the answer's body
 /// `{"updated":..,"objects":..,"firstResourceVersion":"..","lastResourceVersion":".."}`.
-pub(crate) fn serve(
-    shared: &Shared,
-    method: &Method,
-    query: &HashMap<String, String>,
-) -> ApiResult<Response> {
-    if method != Method::POST {
-        return Err(ApiError::method_not_allowed("use POST /testkit/bulk-update"));
-    }
+pub(crate) fn admin_update(shared: &Shared, query: &HashMap<String, String>) -> ApiResult<Value> {
     let resource = query
         .get("resource")
         .filter(|r| !r.is_empty())
@@ -129,13 +121,10 @@ pub(crate) fn serve(
         .parse()
         .map_err(|_| ApiError::bad_request("count must be a non-negative integer"))?;
     let report = bulk_touch(shared, &info, namespace, count)?;
-    Ok(crate::api::json_response(
-        StatusCode::OK,
-        &json!({
-            "updated": report.updated,
-            "objects": report.objects,
-            "firstResourceVersion": report.first_resource_version.to_string(),
-            "lastResourceVersion": report.last_resource_version.to_string(),
-        }),
-    ))
+    Ok(json!({
+        "updated": report.updated,
+        "objects": report.objects,
+        "firstResourceVersion": report.first_resource_version.to_string(),
+        "lastResourceVersion": report.last_resource_version.to_string(),
+    }))
 }

@@ -8,10 +8,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderValue, StatusCode, header};
 use parking_lot::Mutex;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -148,22 +145,9 @@ impl Malformed {
 /// [`Faults::fail_next_with_body`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RawFailure {
-    code: u16,
-    content_type: String,
-    body: Bytes,
-}
-
-impl RawFailure {
-    /// The HTTP answer: the status code, the given `Content-Type` and the body as is.
-    pub(crate) fn response(&self) -> Response {
-        let mut response = Response::new(Body::from(self.body.clone()));
-        *response.status_mut() =
-            StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        if let Ok(value) = HeaderValue::from_str(&self.content_type) {
-            response.headers_mut().insert(header::CONTENT_TYPE, value);
-        }
-        response
-    }
+    pub(crate) code: u16,
+    pub(crate) content_type: String,
+    pub(crate) body: Bytes,
 }
 
 /// What a matching `fail_next` rule answers with.

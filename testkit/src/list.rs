@@ -8,7 +8,8 @@ use bytes::Bytes;
 use http::StatusCode;
 
 use crate::api::Shared;
-use crate::api::{Deleted, Target, object_response};
+use crate::api::responses;
+use crate::api::{Deleted, Target};
 use crate::media::{Representation, partial_object_metadata};
 use crate::object::{ObjKey, StoredObject};
 use crate::resources::ResourceInfo;
@@ -192,7 +193,7 @@ pub(crate) fn list(
             Bytes::from(serde_json::to_vec(&table).unwrap_or_default())
         }
     };
-    Ok(object_response(StatusCode::OK, body))
+    Ok(responses::object(StatusCode::OK, body))
 }
 
 /// A `PartialObjectMetadataList`: each item reduced to its metadata. Injected malformed
@@ -323,7 +324,7 @@ pub(crate) fn delete_collection(
         }
     }
     let rv = shared.store.lock().current_rv();
-    Ok(object_response(StatusCode::OK, render_list(info, rv, None, &deleted, &[])))
+    Ok(responses::object(StatusCode::OK, render_list(info, rv, None, &deleted, &[])))
 }
 
 #[cfg(test)]

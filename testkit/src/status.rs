@@ -2,9 +2,6 @@
 
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::response::Response;
-use http::{HeaderValue, StatusCode, header};
 use serde_json::{Value, json};
 
 /// An API error answered as a `Status` object.
@@ -139,22 +136,6 @@ impl ApiError {
             status["details"] = Value::Object(details);
         }
         status
-    }
-
-    /// The HTTP response carrying the `Status`.
-    pub(crate) fn into_response(self) -> Response {
-        let body = serde_json::to_vec(&self.to_status()).unwrap_or_default();
-        let mut resp = Response::new(Body::from(body));
-        *resp.status_mut() =
-            StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        resp.headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(after) = self.retry_after
-            && let Ok(v) = HeaderValue::from_str(&after.as_secs().max(1).to_string())
-        {
-            resp.headers_mut().insert(header::RETRY_AFTER, v);
-        }
-        resp
     }
 }
 

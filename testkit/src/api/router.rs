@@ -3,15 +3,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderValue, StatusCode, header};
+use http::{Method, StatusCode, header};
 use serde_json::{Value, json};
 
 use crate::api::Shared;
 use crate::api::Target;
+use crate::api::responses;
 use crate::api::target::{Verb, parse_target, query_params};
 use crate::faults::Injected;
 use crate::object::{StoredObject, meta_str, new_uid, now_rfc3339, set_meta};
@@ -49,7 +49,7 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
         let expected = format!("Bearer {token}");
         let given = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
         if given != Some(expected.as_str()) {
-            return ApiError::unauthorized().into_response();
+            return responses::error(ApiError::unauthorized());
         }
     }
     if let Some(latency) = shared.faults.latency() {
@@ -57,7 +57,7 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, request: Request) 
     }
     match route(&shared, request).await {
         Ok(response) => response,
-        Err(err) => err.into_response(),
+        Err(err) => responses::error(err),
     }
 }
 
@@ -66,28 +66,33 @@ async fn route(shared: &Arc<Shared>, request: Request) -> ApiResult<Response> {
     let query = query_params(request.uri().query());
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {
-        ["version"] => Ok(json_response(StatusCode::OK, &crate::discovery::version())),
-        ["healthz" | "livez" | "readyz", ..] => Ok(text_response("ok")),
-        ["testkit", "bulk-update"] => crate::bulk::serve(shared, request.method(), &query),
-        ["api"] => Ok(json_response(
+        ["version"] => Ok(responses::json(StatusCode::OK, &crate::discovery::version())),
+        ["healthz" | "livez" | "readyz", ..] => Ok(responses::text("ok")),
+        ["testkit", "bulk-update"] => {
+            if request.method() != Method::POST {
+                return Err(ApiError::method_not_allowed("use POST /testkit/bulk-update"));
+            }
+            Ok(responses::json(StatusCode::OK, &crate::bulk::admin_update(shared, &query)?))
+        }
+        ["api"] => Ok(responses::json(
             StatusCode::OK,
             &crate::discovery::core_versions(&shared.addr.lock().to_string()),
         )),
         ["apis"] => {
-            Ok(json_response(StatusCode::OK, &crate::discovery::group_list(&shared.registry)))
+            Ok(responses::json(StatusCode::OK, &crate::discovery::group_list(&shared.registry)))
         }
-        ["api", "v1"] => Ok(json_response(
+        ["api", "v1"] => Ok(responses::json(
             StatusCode::OK,
             &crate::discovery::resource_list(&shared.registry, "", "v1"),
         )),
         ["apis", group, version] if shared.registry.has_group_version(group, version) => {
-            Ok(json_response(
+            Ok(responses::json(
                 StatusCode::OK,
                 &crate::discovery::resource_list(&shared.registry, group, version),
             ))
         }
         ["apis", group] => crate::discovery::group(&shared.registry, group)
-            .map(|doc| json_response(StatusCode::OK, &doc))
+            .map(|doc| responses::json(StatusCode::OK, &doc))
             .ok_or_else(ApiError::not_served),
         ["api", "v1", rest @ ..] => {
             let target = parse_target(&shared.registry, "", "v1", rest)?;
@@ -119,7 +124,7 @@ async fn serve_resource(
     }
     match shared.faults.take_failure(verb_name, &info) {
         Some(Injected::Status(failure)) => return Err(failure.to_api_error(verb_name, &info)),
-        Some(Injected::Raw(raw)) => return Ok(raw.response()),
+        Some(Injected::Raw(raw)) => return Ok(responses::raw_failure(&raw)),
         Some(Injected::NoAnswer) => {
             tracing::debug!(verb = verb_name, resource = %info.plural, "leaving a request unanswered");
             return std::future::pending().await;
@@ -163,7 +168,7 @@ async fn serve_resource(
                 .get(&info.group_resource(), &target.key(&name))
                 .ok_or_else(|| ApiError::not_found(&info.group, &info.plural, &name))?;
             let body = crate::media::render_object(&representation, &object, include)?;
-            Ok(object_response(StatusCode::OK, body))
+            Ok(responses::object(StatusCode::OK, body))
         }
         Verb::List => crate::list::list(shared, &target, &query, &representation),
         Verb::Watch => crate::watch::watch(shared, &target, &query, &representation, watch_token),
@@ -178,21 +183,21 @@ async fn serve_resource(
                 ));
             }
             let stored = create_object(shared, &target, object, dry_run)?;
-            Ok(object_response(StatusCode::CREATED, stored.json()))
+            Ok(responses::object(StatusCode::CREATED, stored.json()))
         }
         Verb::Update => {
             let object = parse_body(&body)?;
             let stored = update(shared, &target, &name, object, dry_run)?;
-            Ok(object_response(StatusCode::OK, stored.json()))
+            Ok(responses::object(StatusCode::OK, stored.json()))
         }
         Verb::Patch => {
             let (code, stored) = patch(shared, &target, &name, &content_type, &body, dry_run)?;
-            Ok(object_response(code, stored.json()))
+            Ok(responses::object(code, stored.json()))
         }
         Verb::Delete => {
             let options = if body.is_empty() { Value::Null } else { parse_body(&body)? };
             match delete(shared, &target, &name, &options, dry_run)? {
-                Deleted::Removed(gone) => Ok(json_response(
+                Deleted::Removed(gone) => Ok(responses::json(
                     StatusCode::OK,
                     &crate::status::delete_success(
                         &info.group,
@@ -201,7 +206,9 @@ async fn serve_resource(
                         &gone.meta.uid,
                     ),
                 )),
-                Deleted::Terminating(object) => Ok(object_response(StatusCode::OK, object.json())),
+                Deleted::Terminating(object) => {
+                    Ok(responses::object(StatusCode::OK, object.json()))
+                }
             }
         }
         Verb::DeleteCollection => crate::list::delete_collection(shared, &target, &query, dry_run),
@@ -216,25 +223,6 @@ fn parse_body(body: &Bytes) -> ApiResult<Value> {
         return Err(ApiError::bad_request("the body of the request must be a JSON object"));
     }
     Ok(value)
-}
-
-pub(crate) fn json_response(code: StatusCode, value: &Value) -> Response {
-    object_response(code, Bytes::from(serde_json::to_vec(value).unwrap_or_default()))
-}
-
-pub(crate) fn object_response(code: StatusCode, body: Bytes) -> Response {
-    let mut response = Response::new(Body::from(body));
-    *response.status_mut() = code;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
-}
-
-fn text_response(text: &'static str) -> Response {
-    let mut response = Response::new(Body::from(text));
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-    response
 }
 
 /// Whether `name` is a valid DNS-1123 subdomain (what most resources require).
