@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::api::Shared;
+use crate::api::state::Shared;
 use crate::object::{ObjKey, StoredObject, set_meta};
 use crate::resources::ResourceInfo;
 use crate::status::{ApiError, ApiResult};

@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::api::Shared;
+use crate::api::state::Shared;
 use crate::resources::ResourceInfo;
 use crate::status::ApiError;
 

@@ -28,7 +28,6 @@ mod dry_run;
 mod error;
 mod faults;
 mod kubeconfig;
-mod list;
 mod media;
 mod object;
 pub mod real;
@@ -40,7 +39,6 @@ mod status;
 mod store;
 mod table;
 mod template;
-mod watch;
 
 pub use bulk::{BulkTouchReport, TOUCH_ANNOTATION};
 pub use cluster::{Cluster, ServerKind};

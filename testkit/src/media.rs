@@ -1,5 +1,8 @@
 //! `Accept` negotiation for reads: full objects, metadata only (`as=PartialObjectMetadata`,
-//! `as=PartialObjectMetadataList`) or a `Table`, as kube-apiserver serves them.
+//! `as=PartialObjectMetadataList`) or a `Table`, as kube-apiserver serves them; and the
+//! bodies of objects and lists in the representation picked.
+
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http::HeaderMap;
@@ -65,7 +68,8 @@ impl Representation {
         }
     }
 
-    /// Checks the representation fits a single object (get, and each watch event).
+    /// Checks the representation fits a single object (get; a watch asking for a list
+    /// type is not refused but ends at once).
     pub(crate) fn for_object(&self, info: &ResourceInfo) -> ApiResult<()> {
         match self {
             Representation::MetadataList { .. } => Err(ApiError::new(
@@ -134,11 +138,136 @@ pub(crate) fn render_object(
             version,
             &object.meta.resource_version.to_string(),
             None,
-            std::slice::from_ref(&std::sync::Arc::new(object.clone())),
+            std::slice::from_ref(&Arc::new(object.clone())),
             include_object,
         )?,
     };
     Ok(Bytes::from(serde_json::to_vec(&value).unwrap_or_default()))
+}
+
+/// One list in the requested representation: `items` read at `rv`, then the `raw`
+/// (injected) ones as they are (a `Table` leaves those out).
+pub(crate) fn render_list(
+    representation: &Representation,
+    info: &ResourceInfo,
+    rv: u64,
+    continue_token: Option<&str>,
+    items: &[Arc<StoredObject>],
+    raw: &[Bytes],
+    include_object: crate::table::IncludeObject,
+) -> ApiResult<Bytes> {
+    match representation {
+        Representation::Full | Representation::Metadata { .. } => {
+            Ok(full_list(info, rv, continue_token, items, raw))
+        }
+        Representation::MetadataList { version } => {
+            metadata_list(version, rv, continue_token, items, raw)
+        }
+        Representation::Table { version } => {
+            let table = crate::table::table(
+                version,
+                &rv.to_string(),
+                continue_token,
+                items,
+                include_object,
+            )?;
+            Ok(Bytes::from(serde_json::to_vec(&table).unwrap_or_default()))
+        }
+    }
+}
+
+/// A `PartialObjectMetadataList`: each item reduced to its metadata. Injected malformed
+/// items are passed through as they are (a client must cope with them either way).
+fn metadata_list(
+    version: &str,
+    rv: u64,
+    continue_token: Option<&str>,
+    items: &[Arc<StoredObject>],
+    raw: &[Bytes],
+) -> ApiResult<Bytes> {
+    let envelope = ListEnvelope {
+        kind: "PartialObjectMetadataList",
+        api_version: &format!("meta.k8s.io/{version}"),
+        rv,
+        continue_token,
+    };
+    envelope.render(items, raw, 512, |item, body| {
+        let partial = partial_object_metadata(item, version)?;
+        body.extend_from_slice(&serde_json::to_vec(&partial).unwrap_or_default());
+        Ok(())
+    })
+}
+
+/// `{"kind":"XxxList","apiVersion":..,"metadata":{..},"items":[..]}` from stored items
+/// followed by raw (injected) ones.
+pub(crate) fn full_list(
+    info: &ResourceInfo,
+    rv: u64,
+    continue_token: Option<&str>,
+    items: &[Arc<StoredObject>],
+    raw: &[Bytes],
+) -> Bytes {
+    let envelope = ListEnvelope {
+        kind: &info.list_kind,
+        api_version: &info.api_version(),
+        rv,
+        continue_token,
+    };
+    let rendered = envelope.render(items, raw, 1024, |item, body| {
+        item.write_json(body);
+        Ok(())
+    });
+    rendered.unwrap_or_else(|_| unreachable!("writing stored objects cannot fail"))
+}
+
+/// What a list body says besides its items.
+struct ListEnvelope<'a> {
+    kind: &'a str,
+    api_version: &'a str,
+    rv: u64,
+    continue_token: Option<&'a str>,
+}
+
+impl ListEnvelope<'_> {
+    /// `{"kind":..,"apiVersion":..,"metadata":{"resourceVersion":..,"continue":..},"items":[..]}`:
+    /// each of `items` written by `write_item` (about `item_size` bytes each), then the raw
+    /// (injected) ones as they are.
+    fn render(
+        &self,
+        items: &[Arc<StoredObject>],
+        raw: &[Bytes],
+        item_size: usize,
+        mut write_item: impl FnMut(&StoredObject, &mut Vec<u8>) -> ApiResult<()>,
+    ) -> ApiResult<Bytes> {
+        let json = |value: &str| serde_json::to_vec(value).unwrap_or_default();
+        let mut body = Vec::with_capacity(items.len() * item_size + 256);
+        body.extend_from_slice(b"{\"kind\":");
+        body.extend_from_slice(&json(self.kind));
+        body.extend_from_slice(b",\"apiVersion\":");
+        body.extend_from_slice(&json(self.api_version));
+        body.extend_from_slice(
+            format!(",\"metadata\":{{\"resourceVersion\":\"{}\"", self.rv).as_bytes(),
+        );
+        if let Some(token) = self.continue_token {
+            body.extend_from_slice(b",\"continue\":");
+            body.extend_from_slice(&json(token));
+        }
+        body.extend_from_slice(b"},\"items\":[");
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                body.push(b',');
+            }
+            write_item(item, &mut body)?;
+        }
+        for (i, item) in raw.iter().enumerate() {
+            if i > 0 || !items.is_empty() {
+                body.push(b',');
+            }
+            body.extend_from_slice(item);
+        }
+        body.extend_from_slice(b"]}");
+        Ok(Bytes::from(body))
+    }
 }
 
 #[cfg(test)]

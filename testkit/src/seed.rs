@@ -11,7 +11,9 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
-use crate::api::Shared;
+use crate::api::state::Shared;
+use crate::api::target::Target;
+use crate::api::verbs::create::create_object;
 use crate::error::{Error, Result};
 use crate::object::{Meta, ObjectBody, StoredObject, new_uid, now_rfc3339};
 
@@ -196,9 +198,8 @@ impl Seeder<'_> {
                 ),
                 crate::Scope::Cluster => None,
             };
-            let target =
-                crate::api::Target { info: info.clone(), namespace, name: None, subresource: None };
-            let stored = crate::api::create(self.shared, &target, object)
+            let target = Target { info: info.clone(), namespace, name: None, subresource: None };
+            let stored = create_object(self.shared, &target, object, false)
                 .map_err(|e| Error::Seed(e.message))?;
             let name = stored.meta.name.clone();
             names = Some(match names.take() {

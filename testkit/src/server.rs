@@ -15,7 +15,8 @@ use tokio::net::{TcpListener, TcpSocket};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::api::Shared;
+use crate::api::state::Shared;
+use crate::api::verbs::create::create_default_namespaces;
 use crate::error::{Error, Result};
 use crate::faults::{FaultState, Faults};
 use crate::resources::{Registry, ResourceInfo, Scope};
@@ -96,7 +97,7 @@ impl TestApiServerBuilder {
             addr: Mutex::new(self.addr),
             seed_seq: AtomicU64::new(0),
         });
-        crate::api::create_default_namespaces(&shared).map_err(|e| Error::Setup(e.message))?;
+        create_default_namespaces(&shared).map_err(|e| Error::Setup(e.message))?;
         let listener = bind(self.addr)?;
         let addr = listener.local_addr().map_err(Error::Bind)?;
         *shared.addr.lock() = addr;
@@ -161,7 +162,8 @@ impl TestApiServer {
     fn serve(&self, listener: TcpListener) {
         let stop = CancellationToken::new();
         let tasks = TaskTracker::new();
-        let router = Router::new().fallback(crate::api::handle).with_state(self.shared.clone());
+        let router =
+            Router::new().fallback(crate::api::router::handle).with_state(self.shared.clone());
         let accept_stop = stop.clone();
         let conn_tasks = tasks.clone();
         tasks.spawn(async move {

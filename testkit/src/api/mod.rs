@@ -1,10 +1,10 @@
-//! The served Kubernetes API.
+//! The served Kubernetes API, in layers, each file using only those below it: the state
+//! every request shares (`state`), what a request names (`target`), the verbs' rules
+//! without HTTP types (`verbs`), their results as HTTP answers (`responses`), and the
+//! router on top (`router`).
 
 pub(crate) mod responses;
-mod router;
-mod state;
-mod target;
-
-pub(crate) use router::{Deleted, create, create_default_namespaces, delete, handle};
-pub(crate) use state::Shared;
-pub(crate) use target::Target;
+pub(crate) mod router;
+pub(crate) mod state;
+pub(crate) mod target;
+pub(crate) mod verbs;

@@ -7,8 +7,16 @@ use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 use serde_json::Value;
 
+use crate::api::verbs::delete::Deleted;
+use crate::api::verbs::list::ListPage;
+use crate::api::verbs::patch::Patched;
+use crate::api::verbs::watch::Watched;
 use crate::faults::RawFailure;
-use crate::status::ApiError;
+use crate::media::Representation;
+use crate::object::StoredObject;
+use crate::resources::ResourceInfo;
+use crate::status::{ApiError, ApiResult};
+use crate::table::IncludeObject;
 
 /// A JSON document.
 pub(crate) fn json(code: StatusCode, value: &Value) -> Response {
@@ -58,4 +66,81 @@ pub(crate) fn raw_failure(raw: &RawFailure) -> Response {
         response.headers_mut().insert(header::CONTENT_TYPE, value);
     }
     response
+}
+
+/// A get's answer: the object in the requested representation.
+pub(crate) fn get(
+    object: &StoredObject,
+    representation: &Representation,
+    include: IncludeObject,
+) -> ApiResult<Response> {
+    let body = crate::media::render_object(representation, object, include)?;
+    Ok(self::object(StatusCode::OK, body))
+}
+
+/// A list's answer: the page in the requested representation.
+pub(crate) fn list(
+    info: &ResourceInfo,
+    page: &ListPage,
+    representation: &Representation,
+    include: IncludeObject,
+) -> ApiResult<Response> {
+    let body = crate::media::render_list(
+        representation,
+        info,
+        page.resource_version,
+        page.continue_token.as_deref(),
+        &page.items,
+        &page.malformed,
+        include,
+    )?;
+    Ok(object(StatusCode::OK, body))
+}
+
+/// A watch's answer: 200 and a chunked body of event lines, written as the watch sends
+/// them.
+pub(crate) fn watch(watched: Watched) -> Response {
+    let body = match watched {
+        Watched::Nothing => Body::empty(),
+        Watched::Line(line) => Body::from(line),
+        Watched::Open(stream) => Body::from_stream((*stream).into_chunks()),
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::OK;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A patch's answer: 201 when an apply created the object, 200 otherwise.
+pub(crate) fn patched(patched: Patched) -> Response {
+    match patched {
+        Patched::Created(stored) => object(StatusCode::CREATED, stored.json()),
+        Patched::Updated(stored) => object(StatusCode::OK, stored.json()),
+    }
+}
+
+/// A DELETE's answer: the success `Status` when the object is gone, the object itself
+/// when it is only terminating.
+pub(crate) fn deleted(info: &ResourceInfo, name: &str, deleted: Deleted) -> Response {
+    match deleted {
+        Deleted::Removed(gone) => json(
+            StatusCode::OK,
+            &crate::status::delete_success(&info.group, &info.plural, name, &gone.meta.uid),
+        ),
+        Deleted::Terminating(terminating) => object(StatusCode::OK, terminating.json()),
+    }
+}
+
+/// A deletecollection's answer: the deleted objects as a full list.
+pub(crate) fn deleted_collection(info: &ResourceInfo, page: &ListPage) -> Response {
+    let body = crate::media::full_list(
+        info,
+        page.resource_version,
+        page.continue_token.as_deref(),
+        &page.items,
+        &page.malformed,
+    );
+    object(StatusCode::OK, body)
 }

@@ -1,22 +1,20 @@
-//! Watch: newline-delimited JSON events over a chunked HTTP response.
+//! The watch verb: newline-delimited JSON events (initial state, changes, bookmarks),
+//! filtered the way the watch cache filters them, until the watch ends.
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderValue, StatusCode, header};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, MissedTickBehavior, Sleep};
 use tokio_util::sync::CancellationToken;
 
-use crate::api::Shared;
-use crate::api::Target;
-use crate::list::{Filter, parse_rv};
+use crate::api::state::Shared;
+use crate::api::target::Target;
+use crate::api::verbs::list::{Filter, parse_rv};
 use crate::media::Representation;
 use crate::object::StoredObject;
 use crate::resources::ResourceInfo;
@@ -33,14 +31,26 @@ enum Out {
     Bookmark { rv: u64, initial_end: bool },
 }
 
-/// Serves a watch request.
+/// What a watch request opened.
+pub(crate) enum Watched {
+    /// No event: the stream ends at once (a list representation fits no event).
+    Nothing,
+    /// One ERROR event line, then the end (the resourceVersion is too old).
+    Line(Bytes),
+    /// A watch whose events follow until it ends.
+    Open(Box<WatchStream>),
+}
+
+/// The watch verb: the events of the target's objects from the resourceVersion the
+/// query asks for, rendered in `representation`; the watch ends when `token` is
+/// cancelled, the query's timeout passes or the store closes it.
 pub(crate) fn watch(
     shared: &Arc<Shared>,
     target: &Target,
     query: &HashMap<String, String>,
     representation: &Representation,
     token: CancellationToken,
-) -> ApiResult<Response> {
+) -> ApiResult<Watched> {
     let info = target.info.clone();
     let include = IncludeObject::from_query(query)?;
     let filter = Filter::from_query(query)?;
@@ -110,7 +120,7 @@ pub(crate) fn watch(
     };
     if matches!(representation, Representation::MetadataList { .. }) {
         // kube-apiserver answers 200 and ends the stream at once: a list type fits no event.
-        return Ok(stream_response(Body::empty()));
+        return Ok(Watched::Nothing);
     }
     let rx = match registered {
         Ok(rx) => rx,
@@ -119,7 +129,7 @@ pub(crate) fn watch(
             let line =
                 event_line("ERROR", &serde_json::to_vec(&err.to_status()).unwrap_or_default());
             shared.faults.on_watch_event();
-            return Ok(stream_response(Body::from(line)));
+            return Ok(Watched::Line(line));
         }
     };
     let id = NEXT_WATCH_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -150,37 +160,7 @@ pub(crate) fn watch(
         id,
         written: 0,
     };
-    let stream = futures::stream::unfold(state, |mut state| async move {
-        if state.cut {
-            // Half an event was written: let hyper flush it (it drops unflushed output when
-            // a body fails), then abort the connection (hyper sends no final chunk).
-            tokio::task::yield_now().await;
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            state.cut = false;
-            state.queue.clear();
-            state.token = CancellationToken::new();
-            state.token.cancel();
-            let err = std::io::Error::new(
-                std::io::ErrorKind::ConnectionAborted,
-                "watch cut in the middle of an event by testkit",
-            );
-            return Some((Err(err), state));
-        }
-        let chunk = state.next_chunk().await?;
-        state.written += 1;
-        state.shared.faults.on_watch_event();
-        Some((Ok(chunk), state))
-    });
-    Ok(stream_response(Body::from_stream(stream)))
-}
-
-fn stream_response(body: Body) -> Response {
-    let mut response = Response::new(body);
-    *response.status_mut() = StatusCode::OK;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
+    Ok(Watched::Open(Box::new(state)))
 }
 
 fn event_line(kind: &str, object: &[u8]) -> Bytes {
@@ -201,7 +181,7 @@ enum Wake {
 }
 
 /// One open watch.
-struct WatchStream {
+pub(crate) struct WatchStream {
     shared: Arc<Shared>,
     info: Arc<ResourceInfo>,
     namespace: Option<String>,
@@ -235,6 +215,34 @@ impl Drop for WatchStream {
 }
 
 impl WatchStream {
+    /// The watch's output, one chunk per event line; the error ends the connection
+    /// without a final chunk (a truncated event).
+    pub(crate) fn into_chunks(
+        self,
+    ) -> impl futures::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
+        futures::stream::unfold(self, |mut state| async move {
+            if state.cut {
+                // Half an event was written: let hyper flush it (it drops unflushed output when
+                // a body fails), then abort the connection (hyper sends no final chunk).
+                tokio::task::yield_now().await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                state.cut = false;
+                state.queue.clear();
+                state.token = CancellationToken::new();
+                state.token.cancel();
+                let err = std::io::Error::new(
+                    std::io::ErrorKind::ConnectionAborted,
+                    "watch cut in the middle of an event by testkit",
+                );
+                return Some((Err(err), state));
+            }
+            let chunk = state.next_chunk().await?;
+            state.written += 1;
+            state.shared.faults.on_watch_event();
+            Some((Ok(chunk), state))
+        })
+    }
+
     async fn next_chunk(&mut self) -> Option<Bytes> {
         loop {
             if self.token.is_cancelled() {

@@ -1,21 +1,16 @@
-//! List and deletecollection: selectors, resourceVersion semantics, consistent pagination.
+//! The list verb: selectors, resourceVersion semantics, consistent pagination with
+//! continue tokens.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::response::Response;
 use bytes::Bytes;
-use http::StatusCode;
 
-use crate::api::Shared;
-use crate::api::responses;
-use crate::api::{Deleted, Target};
-use crate::media::{Representation, partial_object_metadata};
+use crate::api::state::Shared;
+use crate::api::target::Target;
 use crate::object::{ObjKey, StoredObject};
-use crate::resources::ResourceInfo;
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{ApiError, ApiResult};
-use crate::table::IncludeObject;
 
 /// Label and field selectors of a list or watch request.
 #[derive(Debug, Clone, Default)]
@@ -125,16 +120,27 @@ fn expired_continue() -> ApiError {
     )
 }
 
-/// Serves a list request.
+/// One page of a list as the list verb read it.
+#[derive(Debug)]
+pub(crate) struct ListPage {
+    /// The stored objects of the page, in key order.
+    pub(crate) items: Vec<Arc<StoredObject>>,
+    /// The resourceVersion the page was read at.
+    pub(crate) resource_version: u64,
+    /// Where the next page starts, when more items match.
+    pub(crate) continue_token: Option<String>,
+    /// Injected malformed items, sent after the stored ones.
+    pub(crate) malformed: Vec<Bytes>,
+}
+
+/// The list verb: the objects matching the query's selectors at the resourceVersion it
+/// asks for, one page at a time when it sets a `limit`.
 pub(crate) fn list(
     shared: &Shared,
     target: &Target,
     query: &HashMap<String, String>,
-    representation: &Representation,
-) -> ApiResult<Response> {
+) -> ApiResult<ListPage> {
     let info = &target.info;
-    representation.for_list(info)?;
-    let include = IncludeObject::from_query(query)?;
     let filter = Filter::from_query(query)?;
     let mut limit: usize = match query.get("limit").map(String::as_str) {
         None | Some("") => 0,
@@ -175,156 +181,7 @@ pub(crate) fn list(
         .map(|m| m.object(info, snapshot, shared.faults.next_malformed_seq()))
         .collect();
     let continue_token = next.map(|key| encode_continue(snapshot, &key));
-    let body = match representation {
-        Representation::Full | Representation::Metadata { .. } => {
-            render_list(info, snapshot, continue_token.as_deref(), &items, &malformed)
-        }
-        Representation::MetadataList { version } => {
-            render_metadata_list(version, snapshot, continue_token.as_deref(), &items, &malformed)?
-        }
-        Representation::Table { version } => {
-            let table = crate::table::table(
-                version,
-                &snapshot.to_string(),
-                continue_token.as_deref(),
-                &items,
-                include,
-            )?;
-            Bytes::from(serde_json::to_vec(&table).unwrap_or_default())
-        }
-    };
-    Ok(responses::object(StatusCode::OK, body))
-}
-
-/// A `PartialObjectMetadataList`: each item reduced to its metadata. Injected malformed
-/// items are passed through as they are (a client must cope with them either way).
-fn render_metadata_list(
-    version: &str,
-    rv: u64,
-    continue_token: Option<&str>,
-    items: &[Arc<StoredObject>],
-    raw: &[Bytes],
-) -> ApiResult<Bytes> {
-    let envelope = ListEnvelope {
-        kind: "PartialObjectMetadataList",
-        api_version: &format!("meta.k8s.io/{version}"),
-        rv,
-        continue_token,
-    };
-    envelope.render(items, raw, 512, |item, body| {
-        let partial = partial_object_metadata(item, version)?;
-        body.extend_from_slice(&serde_json::to_vec(&partial).unwrap_or_default());
-        Ok(())
-    })
-}
-
-/// `{"kind":"XxxList","apiVersion":..,"metadata":{..},"items":[..]}` from stored items
-/// followed by raw (injected) ones.
-fn render_list(
-    info: &ResourceInfo,
-    rv: u64,
-    continue_token: Option<&str>,
-    items: &[Arc<StoredObject>],
-    raw: &[Bytes],
-) -> Bytes {
-    let envelope = ListEnvelope {
-        kind: &info.list_kind,
-        api_version: &info.api_version(),
-        rv,
-        continue_token,
-    };
-    let rendered = envelope.render(items, raw, 1024, |item, body| {
-        item.write_json(body);
-        Ok(())
-    });
-    rendered.unwrap_or_else(|_| unreachable!("writing stored objects cannot fail"))
-}
-
-/// What a list body says besides its items.
-struct ListEnvelope<'a> {
-    kind: &'a str,
-    api_version: &'a str,
-    rv: u64,
-    continue_token: Option<&'a str>,
-}
-
-impl ListEnvelope<'_> {
-    /// `{"kind":..,"apiVersion":..,"metadata":{"resourceVersion":..,"continue":..},"items":[..]}`:
-    /// each of `items` written by `write_item` (about `item_size` bytes each), then the raw
-    /// (injected) ones as they are.
-    fn render(
-        &self,
-        items: &[Arc<StoredObject>],
-        raw: &[Bytes],
-        item_size: usize,
-        mut write_item: impl FnMut(&StoredObject, &mut Vec<u8>) -> ApiResult<()>,
-    ) -> ApiResult<Bytes> {
-        let json = |value: &str| serde_json::to_vec(value).unwrap_or_default();
-        let mut body = Vec::with_capacity(items.len() * item_size + 256);
-        body.extend_from_slice(b"{\"kind\":");
-        body.extend_from_slice(&json(self.kind));
-        body.extend_from_slice(b",\"apiVersion\":");
-        body.extend_from_slice(&json(self.api_version));
-        body.extend_from_slice(
-            format!(",\"metadata\":{{\"resourceVersion\":\"{}\"", self.rv).as_bytes(),
-        );
-        if let Some(token) = self.continue_token {
-            body.extend_from_slice(b",\"continue\":");
-            body.extend_from_slice(&json(token));
-        }
-        body.extend_from_slice(b"},\"items\":[");
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                body.push(b',');
-            }
-            write_item(item, &mut body)?;
-        }
-        for (i, item) in raw.iter().enumerate() {
-            if i > 0 || !items.is_empty() {
-                body.push(b',');
-            }
-            body.extend_from_slice(item);
-        }
-        body.extend_from_slice(b"]}");
-        Ok(Bytes::from(body))
-    }
-}
-
-/// Deletes every object a list with the same selectors would return (finalizers honoured).
-pub(crate) fn delete_collection(
-    shared: &Shared,
-    target: &Target,
-    query: &HashMap<String, String>,
-    dry_run: bool,
-) -> ApiResult<Response> {
-    let info = &target.info;
-    let filter = Filter::from_query(query)?;
-    let victims: Vec<Arc<StoredObject>> = {
-        let store = shared.store.lock();
-        let rv = store.current_rv();
-        store
-            .list_page(&info.group_resource(), target.namespace.as_deref(), rv, None, 0, &|o| {
-                filter.matches(o)
-            })?
-            .0
-    };
-    let mut deleted = Vec::with_capacity(victims.len());
-    for victim in victims {
-        let one = Target {
-            info: info.clone(),
-            namespace: Some(victim.meta.namespace.clone()).filter(|ns| !ns.is_empty()),
-            name: Some(victim.meta.name.clone()),
-            subresource: None,
-        };
-        match crate::api::delete(shared, &one, &victim.meta.name, &serde_json::Value::Null, dry_run)
-        {
-            Ok(Deleted::Removed(object) | Deleted::Terminating(object)) => deleted.push(object),
-            Err(err) if err.code == 404 => {}
-            Err(err) => return Err(err),
-        }
-    }
-    let rv = shared.store.lock().current_rv();
-    Ok(responses::object(StatusCode::OK, render_list(info, rv, None, &deleted, &[])))
+    Ok(ListPage { items, resource_version: snapshot, continue_token, malformed })
 }
 
 #[cfg(test)]
