@@ -11,7 +11,7 @@ use crate::api::verbs::delete::Deleted;
 use crate::api::verbs::list::ListPage;
 use crate::api::verbs::patch::Patched;
 use crate::api::verbs::watch::Watched;
-use crate::faults::RawFailure;
+use crate::faults::injected::RawFailure;
 use crate::media::Representation;
 use crate::object::StoredObject;
 use crate::resources::ResourceInfo;

@@ -15,7 +15,7 @@ use crate::api::responses;
 use crate::api::state::Shared;
 use crate::api::target::{Target, Verb, parse_target, query_params};
 use crate::api::verbs::{create, delete, get, list, patch, update, watch};
-use crate::faults::Injected;
+use crate::faults::injected::Injected;
 use crate::status::{ApiError, ApiResult};
 use crate::table::IncludeObject;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::faults::FaultState;
+use crate::faults::state::FaultState;
 use crate::resources::Registry;
 use crate::store::Store;
 

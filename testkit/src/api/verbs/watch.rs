@@ -163,7 +163,8 @@ pub(crate) fn watch(
     Ok(Watched::Open(Box::new(state)))
 }
 
-fn event_line(kind: &str, object: &[u8]) -> Bytes {
+/// One watch event as a line: `{"type":kind,"object":object}` and a newline.
+pub(crate) fn event_line(kind: &str, object: &[u8]) -> Bytes {
     let mut line = Vec::with_capacity(object.len() + 32);
     line.extend_from_slice(b"{\"type\":\"");
     line.extend_from_slice(kind.as_bytes());
