@@ -28,6 +28,7 @@ mod dry_run;
 mod error;
 mod faults;
 mod kubeconfig;
+mod listener;
 mod media;
 mod object;
 pub mod real;

@@ -6,20 +6,16 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
-use axum::Router;
-use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
 use kube::core::ApiResource;
 use parking_lot::Mutex;
-use tokio::net::{TcpListener, TcpSocket};
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
+use tokio::net::TcpListener;
 
 use crate::api::state::Shared;
 use crate::api::verbs::create::create_default_namespaces;
 use crate::error::{Error, Result};
 use crate::faults::handle::Faults;
 use crate::faults::state::FaultState;
+use crate::listener::{Serving, bind};
 use crate::resources::{Registry, ResourceInfo, Scope};
 use crate::seed::Seeder;
 use crate::store::Store;
@@ -105,20 +101,13 @@ impl TestApiServerBuilder {
         let server = TestApiServer {
             shared,
             addr,
-            running: Mutex::new(None),
+            serving: Mutex::new(None),
             kubeconfig_dir: Mutex::new(None),
         };
         server.serve(listener);
         tracing::debug!(%addr, "testkit apiserver listening");
         Ok(server)
     }
-}
-
-/// A running listener: its stop token and its tasks.
-#[derive(Debug)]
-struct Running {
-    stop: CancellationToken,
-    tasks: TaskTracker,
 }
 
 /// An in-memory Kubernetes API server on loopback.
@@ -137,16 +126,8 @@ struct Running {
 pub struct TestApiServer {
     shared: Arc<Shared>,
     addr: SocketAddr,
-    running: Mutex<Option<Running>>,
+    serving: Mutex<Option<Serving>>,
     kubeconfig_dir: Mutex<Option<tempfile::TempDir>>,
-}
-
-fn bind(addr: SocketAddr) -> Result<TcpListener> {
-    let socket = if addr.is_ipv4() { TcpSocket::new_v4() } else { TcpSocket::new_v6() }
-        .map_err(Error::Bind)?;
-    socket.set_reuseaddr(true).map_err(Error::Bind)?;
-    socket.bind(addr).map_err(Error::Bind)?;
-    socket.listen(1024).map_err(Error::Bind)
 }
 
 impl TestApiServer {
@@ -161,42 +142,13 @@ impl TestApiServer {
     }
 
     fn serve(&self, listener: TcpListener) {
-        let stop = CancellationToken::new();
-        let tasks = TaskTracker::new();
-        let router =
-            Router::new().fallback(crate::api::router::handle).with_state(self.shared.clone());
-        let accept_stop = stop.clone();
-        let conn_tasks = tasks.clone();
-        tasks.spawn(async move {
-            loop {
-                let accepted = tokio::select! {
-                    _ = accept_stop.cancelled() => break,
-                    accepted = listener.accept() => accepted,
-                };
-                let Ok((stream, peer)) = accepted else { continue };
-                tracing::trace!(%peer, "connection accepted");
-                let _ = stream.set_nodelay(true);
-                let service = TowerToHyperService::new(router.clone());
-                let conn_stop = accept_stop.clone();
-                conn_tasks.spawn(async move {
-                    let conn = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service);
-                    tokio::select! {
-                        _ = conn => tracing::trace!(%peer, "connection closed"),
-                        _ = conn_stop.cancelled() => tracing::trace!(%peer, "connection dropped"),
-                    }
-                });
-            }
-        });
-        tasks.close();
-        *self.running.lock() = Some(Running { stop, tasks });
+        *self.serving.lock() = Some(Serving::start(self.shared.clone(), listener));
     }
 
     async fn stop_serving(&self) {
-        let running = self.running.lock().take();
-        if let Some(running) = running {
-            running.stop.cancel();
-            running.tasks.wait().await;
+        let serving = self.serving.lock().take();
+        if let Some(serving) = serving {
+            serving.stop().await;
         }
     }
 
@@ -401,8 +353,8 @@ impl TestApiServer {
 
 impl Drop for TestApiServer {
     fn drop(&mut self) {
-        if let Some(running) = self.running.lock().take() {
-            running.stop.cancel();
+        if let Some(serving) = self.serving.lock().take() {
+            serving.cancel();
         }
     }
 }
