@@ -1,9 +1,12 @@
 //! HTTP answers: a verb's result, an error `Status` or an injected raw failure as the
 //! response kube-apiserver would send.
 
+use std::time::Duration;
+
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
+use futures::StreamExt;
 use http::{HeaderValue, StatusCode, header};
 use serde_json::Value;
 
@@ -103,7 +106,16 @@ pub(crate) fn watch(watched: Watched) -> Response {
     let body = match watched {
         Watched::Nothing => Body::empty(),
         Watched::Line(line) => Body::from(line),
-        Watched::Open(stream) => Body::from_stream((*stream).into_chunks()),
+        Watched::Open(stream) => Body::from_stream((*stream).into_chunks().then(|chunk| async {
+            if chunk.is_err() {
+                // The watch was cut after half an event: let hyper flush that half (it drops
+                // unflushed output when a body fails) before the error aborts the connection
+                // (hyper then sends no final chunk).
+                tokio::task::yield_now().await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            chunk
+        })),
     };
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::OK;

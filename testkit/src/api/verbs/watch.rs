@@ -216,17 +216,14 @@ impl Drop for WatchStream {
 }
 
 impl WatchStream {
-    /// The watch's output, one chunk per event line; the error ends the connection
-    /// without a final chunk (a truncated event).
+    /// The watch's output, one chunk per event line. After a truncated event comes an
+    /// error: the watch is cut there, and its connection must end without a final chunk.
     pub(crate) fn into_chunks(
         self,
     ) -> impl futures::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static {
         futures::stream::unfold(self, |mut state| async move {
             if state.cut {
-                // Half an event was written: let hyper flush it (it drops unflushed output when
-                // a body fails), then abort the connection (hyper sends no final chunk).
-                tokio::task::yield_now().await;
-                tokio::time::sleep(Duration::from_millis(10)).await;
+                // Half an event was written: nothing follows it.
                 state.cut = false;
                 state.queue.clear();
                 state.token = CancellationToken::new();
