@@ -45,6 +45,9 @@ struct Shared<K> {
     synced: AtomicBool,
     /// Set to true when the listener thread has dropped its handler and is about to exit.
     finished: watch::Sender<bool>,
+    /// The listener thread, joined once it has finished, so that nothing of it is left
+    /// when [`ListenerHandle::finished`] returns.
+    thread: parking_lot::Mutex<Option<thread::JoinHandle<()>>>,
 }
 
 /// A handler's registration with a [`SharedProcessor`](super::SharedProcessor): reports how
@@ -102,19 +105,19 @@ impl<K> ListenerHandle<K>
 where
     K: Send + Sync + 'static,
 {
-    /// Starts a listener thread that feeds `handler` from a new buffer. The join handle is
-    /// for a caller that must wait for the thread without a runtime; dropping it detaches.
+    /// Starts a listener thread that feeds `handler` from a new buffer.
     pub(crate) fn spawn(
         handler: Arc<dyn ResourceEventHandler<K>>,
         resync_period: Duration,
         bound: Option<Bound>,
-    ) -> std::io::Result<(Self, thread::JoinHandle<()>)> {
+    ) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             id: ListenerId::next(),
             resync_period,
             buffer: NotificationBuffer::new(bound),
             synced: AtomicBool::new(false),
             finished: watch::Sender::new(false),
+            thread: parking_lot::Mutex::new(None),
         });
         let thread_shared = Arc::clone(&shared);
         let thread =
@@ -124,8 +127,9 @@ where
                 let _finished = SignalFinished(&thread_shared);
                 run(&thread_shared, handler);
             })?;
+        *shared.thread.lock() = Some(thread);
         debug!(listener = %shared.id, "listener started");
-        Ok((Self { shared }, thread))
+        Ok(Self { shared })
     }
 
     /// Queues `notification` for this listener alone; returns false if it was not queued:
@@ -248,6 +252,17 @@ impl<K> ListenerHandle<K> {
         let mut finished = self.shared.finished.subscribe();
         // The sender lives in `self.shared`, so the channel cannot close under us.
         let _ = finished.wait_for(|done| *done).await;
+        // The flag flips just before the thread returns: joining it takes moments, and
+        // afterwards no thread of this listener is left.
+        self.join_thread();
+    }
+
+    /// Waits for the listener's thread to end; only once it has been stopped.
+    pub(crate) fn join_thread(&self) {
+        let thread = self.shared.thread.lock().take();
+        if let Some(thread) = thread {
+            let _ = thread.join();
+        }
     }
 
     /// Stops the listener after the notification its handler is handling, dropping the

@@ -176,7 +176,7 @@ where
         }
         let resync_period = options.get_resync_period().unwrap_or(Duration::ZERO);
         // Started outside the lock, so distribution never waits for a thread to spawn.
-        let (handle, thread) = ListenerHandle::spawn(handler, resync_period, options.bound())
+        let handle = ListenerHandle::spawn(handler, resync_period, options.bound())
             .map_err(ProcessorError::SpawnListener)?;
         let mut state = self.state.write();
         if state.shut_down {
@@ -184,7 +184,7 @@ where
             // it here. With nothing queued it exits at once, without calling the handler.
             drop(state);
             handle.stop();
-            let _ = thread.join();
+            handle.join_thread();
             return Err(ProcessorError::ShutDown);
         }
         state.threads.retain(|thread| !thread.has_finished());
