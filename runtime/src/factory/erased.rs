@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tokio::task::JoinHandle;
 
 use super::core::Member;
-use crate::informer::SharedIndexInformer;
+use crate::informer::{InformerError, SharedIndexInformer};
 use crate::lister::{DynamicView, GenericLister, Lister, ObjectView};
 use crate::metrics::InformerStats;
 
@@ -23,6 +23,7 @@ trait AnyInformer: Send + Sync {
     fn has_synced(&self) -> bool;
     fn is_stopped(&self) -> bool;
     fn is_started(&self) -> bool;
+    fn stop_error(&self) -> Option<InformerError>;
     fn stats(&self) -> InformerStats;
     fn last_sync_resource_version(&self) -> String;
     fn cached_keys(&self) -> Vec<String>;
@@ -44,6 +45,9 @@ where
     }
     fn is_started(&self) -> bool {
         SharedIndexInformer::is_started(self)
+    }
+    fn stop_error(&self) -> Option<InformerError> {
+        SharedIndexInformer::stop_error(self)
     }
     fn stats(&self) -> InformerStats {
         SharedIndexInformer::stats(self)
@@ -147,6 +151,11 @@ impl ErasedInformer {
     /// Whether the informer has been started.
     pub fn is_started(&self) -> bool {
         self.informer.is_started()
+    }
+
+    /// Why the informer stopped, if on an error (see [`SharedIndexInformer::stop_error`]).
+    pub fn stop_error(&self) -> Option<InformerError> {
+        self.informer.stop_error()
     }
 
     /// What the informer has done so far (see [`SharedIndexInformer::stats`]).

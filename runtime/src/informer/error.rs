@@ -18,6 +18,14 @@ pub enum InformerError {
     /// The handler could not be registered with the processor.
     #[error("cannot register the handler")]
     Processor(#[from] ProcessorError),
+    /// The informer stopped because user code it runs panicked: a transform, an index
+    /// function, a list tweak or a lister-watcher. `message` is the panic's message (the
+    /// text of that code's own `panic!`); it is never logged.
+    #[error("the informer stopped: a transform, index function or list tweak panicked: {message}")]
+    Panicked {
+        /// The panic message, if the payload was a string.
+        message: String,
+    },
 }
 
 /// The informer module's result.

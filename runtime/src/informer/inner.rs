@@ -37,6 +37,8 @@ pub(super) struct Inner<K> {
 pub(super) struct State<K> {
     pub(super) started: bool,
     pub(super) stopped: bool,
+    /// The panic message, if the informer stopped because user code it runs panicked.
+    pub(super) panicked: Option<String>,
     pub(super) resync_check_period: Duration,
     pub(super) default_handler_resync_period: Duration,
     pub(super) name: Option<String>,

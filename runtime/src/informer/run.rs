@@ -2,12 +2,15 @@
 //! controller that drains it into the cache and the handlers (client-go's
 //! `sharedIndexInformer.Run`).
 
+use std::any::Any;
 use std::fmt::Debug;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 
+use futures::FutureExt;
 use kube::Resource;
 use tokio_util::sync::CancellationToken;
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 use super::controller::{Controller, ControllerConfig};
 use super::fifo_sink::FifoSink;
@@ -54,6 +57,8 @@ where
                 counted.instrument_store(Arc::new(sink)),
                 config,
             );
+            // Handlers run with this runtime current, so they may spawn tasks on it.
+            self.inner.processor.set_runtime(tokio::runtime::Handle::current());
             let processor = self.inner.processor.clone();
             reflector.set_should_resync(Arc::new(move || processor.should_resync()));
             if let Some(handler) = state.watch_error_handler.clone() {
@@ -83,13 +88,36 @@ where
             })
         };
         info!("starting informer");
-        self.inner.stats.time_sync(self.inner.synced.subscribe(), controller.run(cancel)).await;
-        self.inner.state.lock().stopped = true;
+        let running =
+            self.inner.stats.time_sync(self.inner.synced.subscribe(), controller.run(cancel));
+        // User code runs inside: a transform and a list tweak on the reflector's side, index
+        // functions while deltas are applied. Its panic stops this informer, visibly.
+        let outcome = AssertUnwindSafe(running).catch_unwind().await;
+        {
+            let mut state = self.inner.state.lock();
+            state.stopped = true;
+            if let Err(payload) = outcome {
+                // The message is user code's own and may quote an object: not logged.
+                error!("informer stopped: a transform, index function or list tweak panicked");
+                state.panicked = Some(panic_message(payload.as_ref()));
+            }
+        }
         // Wake sync waiters so they see the stop.
         self.inner.synced.send_modify(|_| {});
         self.inner.processor.shutdown().await;
         // Whatever was held back for blocked handlers is for stopped listeners now.
         drop(std::mem::take(&mut *self.inner.deferred.lock()));
         info!("informer stopped");
+    }
+}
+
+/// The text of a panic's payload: what `panic!` was given, when it was a string.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    match payload.downcast_ref::<&str>() {
+        Some(message) => (*message).to_owned(),
+        None => payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_else(|| "a non-string panic payload".to_owned()),
     }
 }

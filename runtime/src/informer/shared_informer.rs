@@ -60,6 +60,7 @@ where
                 state: Mutex::new(State {
                     started: false,
                     stopped: false,
+                    panicked: None,
                     resync_check_period: default_resync,
                     default_handler_resync_period: default_resync,
                     name: None,
@@ -316,6 +317,15 @@ where
     /// Whether the informer has run and stopped.
     pub fn is_stopped(&self) -> bool {
         self.inner.state.lock().stopped
+    }
+
+    /// Why the informer stopped, if it stopped on an error rather than because it was
+    /// cancelled: [`InformerError::Panicked`] when a transform, an index function or a list
+    /// tweak panicked. Such an informer is stopped, reports unsynced, and has ended its
+    /// tasks and handler threads; client-go would crash the process instead.
+    pub fn stop_error(&self) -> Option<InformerError> {
+        let state = self.inner.state.lock();
+        state.panicked.clone().map(|message| InformerError::Panicked { message })
     }
 
     /// Whether the informer has been started.

@@ -9,10 +9,22 @@ use crate::tombstone::DeletedObject;
 
 /// Receives the changes an informer observes, one call at a time, in order.
 ///
-/// Each handler runs on its own thread (see [`SharedProcessor`](super::SharedProcessor)),
-/// so a method may block or do slow work without delaying other handlers or the informer;
-/// notifications for this handler queue up meanwhile. A panic in a method is caught and
-/// logged, and the handler receives the next notification.
+/// # Where handlers run
+///
+/// Each handler runs on its own OS thread (see [`SharedProcessor`](super::SharedProcessor)),
+/// with the informer's Tokio runtime current: the runtime the informer is
+/// [run](crate::SharedIndexInformer::run) in (a factory's `start`), or, before that, the
+/// one the handler was added in. So a method may:
+/// - block or do slow work, without delaying other handlers or the informer;
+///   notifications for this handler queue up meanwhile (bound them with
+///   [`HandlerOptions::max_pending`](super::HandlerOptions::max_pending));
+/// - `tokio::spawn` a task, or use `Handle::current()`, to hand work to async code, such
+///   as pushing a key into a work queue or sending on a channel;
+/// - not `block_on` the runtime (Tokio refuses to block on a runtime from a thread where
+///   it is current); spawn instead, or use a blocking channel send.
+///
+/// A panic in a method is caught and logged (without the object), and the handler
+/// receives the next notification.
 ///
 /// Objects are shared `Arc`s: keep a clone if you need one, never expect to mutate it.
 /// Every method defaults to doing nothing.

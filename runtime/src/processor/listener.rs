@@ -15,6 +15,7 @@ use super::buffer::{NotificationBuffer, Pushed};
 use super::handler::ResourceEventHandler;
 use super::notification::Notification;
 use super::options::{Bound, OverflowPolicy};
+use super::runtime::Runtime;
 
 /// The name of every listener thread.
 pub const LISTENER_THREAD_NAME: &str = "kube-informers-listener";
@@ -110,6 +111,7 @@ where
         handler: Arc<dyn ResourceEventHandler<K>>,
         resync_period: Duration,
         bound: Option<Bound>,
+        runtime: Runtime,
     ) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             id: ListenerId::next(),
@@ -125,7 +127,7 @@ where
                 // Declared first, dropped last: `finished` flips only after `run` has dropped
                 // the handler, even if `run` unwinds.
                 let _finished = SignalFinished(&thread_shared);
-                run(&thread_shared, handler);
+                run(&thread_shared, handler, &runtime);
             })?;
         *shared.thread.lock() = Some(thread);
         debug!(listener = %shared.id, "listener started");
@@ -287,8 +289,13 @@ impl<K> Drop for SignalFinished<'_, K> {
 
 /// The listener thread: hands each queued notification to the handler, in order, until the
 /// buffer is closed. Takes the handler by value so it is dropped before this returns.
-fn run<K: Send + Sync + 'static>(shared: &Shared<K>, handler: Arc<dyn ResourceEventHandler<K>>) {
+fn run<K: Send + Sync + 'static>(
+    shared: &Shared<K>,
+    handler: Arc<dyn ResourceEventHandler<K>>,
+    runtime: &Runtime,
+) {
     while let Some(notification) = shared.buffer.next() {
+        let _entered = runtime.enter();
         // Handlers are user code: a panic skips this notification, not the listener.
         let outcome = catch_unwind(AssertUnwindSafe(|| notification.dispatch_to(&*handler)));
         shared.buffer.handled(&notification);

@@ -16,6 +16,7 @@ mod listener;
 mod notification;
 mod options;
 mod resync;
+mod runtime;
 mod shared_processor;
 
 pub(crate) use deferred::Deferred;

@@ -17,6 +17,7 @@ use super::listener::{ListenerHandle, ListenerId};
 use super::notification::Notification;
 use super::options::HandlerOptions;
 use super::resync::ResyncSchedule;
+use super::runtime::Runtime;
 
 /// Why a listener could not be added.
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +77,8 @@ pub(crate) type Result<T, E = ProcessorError> = std::result::Result<T, E>;
 /// ```
 pub struct SharedProcessor<K> {
     state: Arc<RwLock<State<K>>>,
+    /// The runtime handlers run in (see [`set_runtime`](Self::set_runtime)).
+    runtime: Runtime,
 }
 
 struct State<K> {
@@ -94,7 +97,7 @@ struct Registered<K> {
 
 impl<K> Clone for SharedProcessor<K> {
     fn clone(&self) -> Self {
-        Self { state: Arc::clone(&self.state) }
+        Self { state: Arc::clone(&self.state), runtime: self.runtime.clone() }
     }
 }
 
@@ -123,7 +126,16 @@ impl<K> SharedProcessor<K> {
                 threads: Vec::new(),
                 shut_down: false,
             })),
+            runtime: Runtime::default(),
         }
+    }
+
+    /// Makes `runtime` current on every listener thread while it calls its handler, so a
+    /// handler may `tokio::spawn` or call `Handle::current()`. The informer hands over its
+    /// own runtime when it starts; before that, the runtime a listener is added in (if any)
+    /// is taken. The first runtime set stays.
+    pub fn set_runtime(&self, runtime: tokio::runtime::Handle) {
+        self.runtime.set(runtime);
     }
 
     /// The number of registered listeners.
@@ -176,7 +188,11 @@ where
         }
         let resync_period = options.get_resync_period().unwrap_or(Duration::ZERO);
         // Started outside the lock, so distribution never waits for a thread to spawn.
-        let handle = ListenerHandle::spawn(handler, resync_period, options.bound())
+        if let Ok(current) = tokio::runtime::Handle::try_current() {
+            self.runtime.set(current);
+        }
+        let runtime = self.runtime.clone();
+        let handle = ListenerHandle::spawn(handler, resync_period, options.bound(), runtime)
             .map_err(ProcessorError::SpawnListener)?;
         let mut state = self.state.write();
         if state.shut_down {

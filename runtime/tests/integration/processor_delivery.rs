@@ -275,3 +275,47 @@ async fn notifications_added_through_a_handle_reach_only_that_listener() {
     assert!(existing_rx.try_recv().is_err(), "the existing handler got no initial adds");
     assert!(!late.add(add("after")), "a stopped listener refuses notifications");
 }
+
+/// Handlers run where the runtime the listener was added in is current: `tokio::spawn`
+/// and `Handle::current()` work in a handler (they panicked on a bare listener thread,
+/// and the panic skipped the notification).
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_handler_may_spawn_tasks_on_the_runtime_it_was_added_in() {
+    let processor = SharedProcessor::new();
+    let (tx, rx) = mpsc::channel::<String>();
+    register(
+        &processor,
+        ResourceEventHandlerFuncs::new().on_add(move |o: &Arc<Obj>, _| {
+            let (tx, name) = (tx.clone(), o.name.clone());
+            tokio::spawn(async move {
+                let _ = tx.send(format!("spawned for {name}"));
+            });
+        }),
+    );
+    processor.distribute(add("a"), false);
+    assert_eq!(expect(&rx), "spawned for a");
+    processor.shutdown().await;
+}
+
+/// A listener added outside any runtime runs its handler in the runtime the processor is
+/// given later: the informer's, which hands it over when it starts.
+#[test]
+fn a_listener_added_outside_a_runtime_uses_the_runtime_set_later() {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let processor = SharedProcessor::new();
+    let (tx, rx) = mpsc::channel::<String>();
+    register(
+        &processor,
+        ResourceEventHandlerFuncs::new().on_add(move |o: &Arc<Obj>, _| {
+            let (tx, name) = (tx.clone(), o.name.clone());
+            tokio::runtime::Handle::current().spawn(async move {
+                let _ = tx.send(format!("spawned for {name}"));
+            });
+        }),
+    );
+    processor.set_runtime(runtime.handle().clone());
+    processor.distribute(add("a"), false);
+    assert_eq!(expect(&rx), "spawned for a");
+    runtime.block_on(processor.shutdown());
+}

@@ -112,3 +112,35 @@ async fn a_blocked_handler_delays_neither_others_nor_the_lister() {
     factory.shutdown().await;
     server.shutdown().await;
 }
+
+/// A handler may `tokio::spawn` or call `Handle::current()` (as a client-go handler may
+/// start a goroutine): it runs with the informer's runtime current, even when it was added
+/// from a thread where no runtime is. Before, the spawn panicked on the bare listener
+/// thread, and the panic skipped the notification.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_may_spawn_tokio_tasks() {
+    init_tracing();
+    let server = TestApiServer::start().await.unwrap();
+    server.seed().config_maps("s", 3).unwrap();
+    let factory = TypedInformerFactory::new(server.client().unwrap(), Duration::ZERO);
+    let informer = factory.informer_for::<ConfigMap>();
+    let (tx, mut spawned) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        let handler = ResourceEventHandlerFuncs::new().on_add(move |cm: &Arc<ConfigMap>, _| {
+            let (tx, name) = (tx.clone(), cm.metadata.name.clone().unwrap_or_default());
+            tokio::spawn(async move {
+                let _ = tx.send(name);
+            });
+        });
+        informer.add_event_handler(handler).unwrap();
+    })
+    .join()
+    .unwrap();
+    factory.start();
+    for _ in 0..3 {
+        let name = tokio::time::timeout(Duration::from_secs(30), spawned.recv()).await;
+        assert!(name.expect("a task spawned by the handler within 30 s").is_some());
+    }
+    factory.shutdown().await;
+    server.shutdown().await;
+}
