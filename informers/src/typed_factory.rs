@@ -2,18 +2,14 @@
 //! group accessors (`apps()`, `core()`, …) and `for_resource`.
 
 use std::collections::HashMap;
-use std::fmt::Debug;
 use std::future::Future;
 use std::time::Duration;
 
-use kube::Resource;
 use kube::core::GroupVersionResource;
-use kube_informers_runtime::factory::{InformerOptions, TypedFactoryBuilder};
-use kube_informers_runtime::{
-    ErasedInformer, InformerScope, SharedIndexInformer, TypedInformerFactory,
+use kube_informers_runtime::factory::{
+    InformerOptions, TypedFactoryBuilder, TypedObject, TypedResource,
 };
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use kube_informers_runtime::{ErasedInformer, SharedIndexInformer, TypedInformerFactory};
 
 /// Hands out one shared informer per resource type, through client-go's typed accessors:
 /// `factory.apps().v1().deployments()` (client-go's `informers.SharedInformerFactory`).
@@ -75,30 +71,16 @@ impl SharedInformerFactory {
 
     /// The shared informer for `K`, created on first use (client-go's `InformerFor`); see
     /// [`TypedInformerFactory::informer_for`].
-    pub fn informer_for<K>(&self) -> SharedIndexInformer<K>
-    where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + Serialize
-            + DeserializeOwned
-            + Debug
-            + Send
-            + Sync
-            + 'static,
-        K::Scope: InformerScope,
-    {
+    pub fn informer_for<K: TypedResource>(&self) -> SharedIndexInformer<K> {
         self.0.informer_for()
     }
 
     /// The shared informer for `K`, made by `new_informer` on first use; see
     /// [`TypedInformerFactory::informer_for_with`].
-    pub fn informer_for_with<K>(
+    pub fn informer_for_with<K: TypedObject>(
         &self,
         new_informer: impl FnOnce(kube::Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
-    ) -> SharedIndexInformer<K>
-    where
-        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
-    {
+    ) -> SharedIndexInformer<K> {
         self.0.informer_for_with(new_informer)
     }
 

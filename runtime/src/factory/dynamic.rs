@@ -6,7 +6,7 @@ use std::sync::Arc;
 use kube::Api;
 use kube::core::DynamicObject;
 
-use super::generic::{GenericInformerFactory, GenericObject};
+use super::generic::{GenericInformerFactory, GenericObject, generic_object};
 use super::generic_builder::DynamicFactoryBuilder;
 use crate::listwatch::{ApiListerWatcher, ListerWatcher, TweakListParams, tweaked};
 
@@ -33,11 +33,4 @@ pub type DynamicSharedInformerFactory = GenericInformerFactory<DynamicObject>;
 /// Builds a [`DynamicSharedInformerFactory`].
 pub type DynamicSharedInformerFactoryBuilder = DynamicFactoryBuilder<DynamicObject>;
 
-impl GenericObject for DynamicObject {
-    fn lister_watcher(
-        api: Api<DynamicObject>,
-        tweak: Option<TweakListParams>,
-    ) -> Arc<dyn ListerWatcher<DynamicObject>> {
-        Arc::new(tweaked(ApiListerWatcher::new(api), tweak, ApiListerWatcher::with_tweak))
-    }
-}
+generic_object!(DynamicObject, ApiListerWatcher);

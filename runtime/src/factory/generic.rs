@@ -36,6 +36,23 @@ pub trait GenericObject:
     ) -> Arc<dyn ListerWatcher<Self>>;
 }
 
+/// Implements [`GenericObject`] for `$object`, listed and watched by `$lister_watcher`
+/// (which has `new(Api)` and `with_tweak(TweakListParams)`).
+macro_rules! generic_object {
+    ($object:ty, $lister_watcher:ident) => {
+        impl GenericObject for $object {
+            fn lister_watcher(
+                api: Api<DynamicObject>,
+                tweak: Option<TweakListParams>,
+            ) -> Arc<dyn ListerWatcher<$object>> {
+                let lister_watcher = $lister_watcher::new(api);
+                Arc::new(tweaked(lister_watcher, tweak, $lister_watcher::with_tweak))
+            }
+        }
+    };
+}
+pub(crate) use generic_object;
+
 /// The generic front-end: informers found by GroupVersionResource, caching `K`.
 pub struct Generic<K>(PhantomData<fn() -> K>);
 

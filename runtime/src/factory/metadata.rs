@@ -6,7 +6,7 @@ use std::sync::Arc;
 use kube::Api;
 use kube::core::{DynamicObject, PartialObjectMeta};
 
-use super::generic::{GenericInformerFactory, GenericObject};
+use super::generic::{GenericInformerFactory, GenericObject, generic_object};
 use super::generic_builder::DynamicFactoryBuilder;
 use crate::listwatch::MetadataListerWatcher;
 use crate::listwatch::{ListerWatcher, TweakListParams, tweaked};
@@ -38,12 +38,4 @@ pub type MetadataSharedInformerFactory = GenericInformerFactory<MetadataObject>;
 /// Builds a [`MetadataSharedInformerFactory`].
 pub type MetadataSharedInformerFactoryBuilder = DynamicFactoryBuilder<MetadataObject>;
 
-impl GenericObject for MetadataObject {
-    /// Lists and watches `PartialObjectMetadata`.
-    fn lister_watcher(
-        api: Api<DynamicObject>,
-        tweak: Option<TweakListParams>,
-    ) -> Arc<dyn ListerWatcher<MetadataObject>> {
-        Arc::new(tweaked(MetadataListerWatcher::new(api), tweak, MetadataListerWatcher::with_tweak))
-    }
-}
+generic_object!(MetadataObject, MetadataListerWatcher);

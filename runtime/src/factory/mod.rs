@@ -39,5 +39,5 @@ pub use metadata::{
     MetadataObject, MetadataSharedInformerFactory, MetadataSharedInformerFactoryBuilder,
 };
 pub use options::{GenericSetup, MetadataTransform, TypedSetup};
-pub use typed::{InformerOptions, Typed, TypedInformerFactory, gvr_of};
+pub use typed::{InformerOptions, Typed, TypedInformerFactory, TypedObject, TypedResource, gvr_of};
 pub use typed_builder::TypedFactoryBuilder;

@@ -20,6 +20,27 @@ use crate::informer::SharedIndexInformer;
 use crate::listwatch::{InformerScope, TweakListParams, filtered_lister_watcher};
 use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
 
+/// What a typed factory holds: a Kubernetes object type with no dynamic type information
+/// (every k8s-openapi type and every `#[derive(CustomResource)]` type), serializable so that
+/// an [`ErasedInformer`] can show its cache as dynamic objects. Implemented for every such
+/// type.
+pub trait TypedObject:
+    Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static
+{
+}
+
+impl<K> TypedObject for K where
+    K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static
+{
+}
+
+/// What [`TypedInformerFactory::informer_for`] builds informers for itself: a
+/// [`TypedObject`] it can decode, whose scope says which URLs to list and watch.
+/// Implemented for every such type.
+pub trait TypedResource: TypedObject + DeserializeOwned + Resource<Scope: InformerScope> {}
+
+impl<K> TypedResource for K where K: TypedObject + DeserializeOwned + Resource<Scope: InformerScope> {}
+
 /// The typed front-end: informers found by Rust type, held as [`ErasedInformer`]s.
 #[derive(Debug)]
 pub struct Typed;
@@ -63,18 +84,7 @@ impl InformerFactory<Typed> {
     /// An informer created after [`start`](Self::start) runs from the next `start` call.
     /// `K` must serialize so that [`informers`](Self::informers) can list its cache as
     /// dynamic objects (see [`ErasedInformer::lister`]).
-    pub fn informer_for<K>(&self) -> SharedIndexInformer<K>
-    where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + Serialize
-            + DeserializeOwned
-            + Debug
-            + Send
-            + Sync
-            + 'static,
-        K::Scope: InformerScope,
-    {
+    pub fn informer_for<K: TypedResource>(&self) -> SharedIndexInformer<K> {
         let strip = self.parts().options.strip_managed_fields;
         self.informer_for_inner(strip, |client, options| {
             let mut indexers: Indexers<K> = Indexers::default();
@@ -91,26 +101,20 @@ impl InformerFactory<Typed> {
     /// The shared informer for `K`, made by `new_informer` on first use (client-go's
     /// `InformerFor` with its `NewInformerFunc`): for callers that build informers their own
     /// way but still want one per type in this factory.
-    pub fn informer_for_with<K>(
+    pub fn informer_for_with<K: TypedObject>(
         &self,
         new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
-    ) -> SharedIndexInformer<K>
-    where
-        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
-    {
+    ) -> SharedIndexInformer<K> {
         self.informer_for_inner(false, new_informer)
     }
 
     /// [`informer_for_with`](Self::informer_for_with), where `skips_managed_fields` says
     /// whether `new_informer` already drops managed fields while decoding.
-    fn informer_for_inner<K>(
+    fn informer_for_inner<K: TypedObject>(
         &self,
         skips_managed_fields: bool,
         new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
-    ) -> SharedIndexInformer<K>
-    where
-        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
-    {
+    ) -> SharedIndexInformer<K> {
         let type_id = TypeId::of::<K>();
         let made = self.parts().core.get_or_insert_with(type_id, || {
             ErasedInformer::new(
@@ -122,14 +126,11 @@ impl InformerFactory<Typed> {
     }
 
     /// A new informer made by `new_informer`, with the factory's options applied.
-    fn new_informer<K>(
+    fn new_informer<K: TypedObject>(
         &self,
         skips_managed_fields: bool,
         new_informer: impl FnOnce(Client, InformerOptions<'_>) -> SharedIndexInformer<K>,
-    ) -> SharedIndexInformer<K>
-    where
-        K: Resource<DynamicType = ()> + Clone + Serialize + Debug + Send + Sync + 'static,
-    {
+    ) -> SharedIndexInformer<K> {
         let parts = self.parts();
         let (core, common, typed) = (&parts.core, &parts.common, &parts.options);
         let type_id = TypeId::of::<K>();

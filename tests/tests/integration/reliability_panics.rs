@@ -45,6 +45,9 @@ async fn assert_stopped_by_panic(
     server.shutdown().await;
 }
 
+// The guard serializes the tests that count listener threads; holding it across the
+// test's awaits is the point.
+#[allow(clippy::await_holding_lock)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panicking_transform_stops_the_informer_and_says_why() {
     let _alone = counting_threads_alone();
@@ -62,6 +65,9 @@ async fn a_panicking_transform_stops_the_informer_and_says_why() {
     assert_stopped_by_panic(factory, broken, server).await;
 }
 
+// The guard serializes the tests that count listener threads; holding it across the
+// test's awaits is the point.
+#[allow(clippy::await_holding_lock)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panicking_index_function_stops_the_informer_and_says_why() {
     let _alone = counting_threads_alone();
