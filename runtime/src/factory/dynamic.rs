@@ -14,7 +14,8 @@ use crate::listwatch::{ApiListerWatcher, ListerWatcher, TweakListParams, tweaked
 /// `DynamicSharedInformerFactory`).
 ///
 /// ```no_run
-/// # /// # use kube::core::{GroupVersionResource, Selector};
+/// # use std::time::Duration;
+/// # use kube::core::{GroupVersionResource, Selector};
 /// # use kube_informers_runtime::dynamic::DynamicSharedInformerFactory;
 /// # #[allow(dead_code)]
 /// # async fn doc(client: kube::Client) {

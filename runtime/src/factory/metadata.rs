@@ -20,7 +20,8 @@ pub type MetadataObject = PartialObjectMeta<DynamicObject>;
 /// watches ask the server for `PartialObjectMetadata` and the caches hold only metadata.
 ///
 /// ```no_run
-/// # /// # use kube::core::GroupVersionResource;
+/// # use std::time::Duration;
+/// # use kube::core::GroupVersionResource;
 /// # use kube_informers_runtime::dynamic::MetadataSharedInformerFactory;
 /// # #[allow(dead_code)]
 /// # async fn doc(client: kube::Client) {
