@@ -57,13 +57,7 @@ pub struct ApiListerWatcher<K> {
 impl<K: Resource> ApiListerWatcher<K> {
     /// Lists and watches through `api`, unfiltered.
     pub fn new(api: Api<K>) -> Self {
-        Self {
-            url_path: api.resource_url().to_owned(),
-            client: api.into_client(),
-            tweak: None,
-            decode: DecodeOptions::default(),
-            _resource: PhantomData,
-        }
+        Self::at(api)
     }
 }
 
@@ -72,6 +66,14 @@ impl<K: Resource> ApiListerWatcher<PartialObjectMeta<K>> {
     /// asked for `PartialObjectMetadata` (what
     /// [`MetadataListerWatcher`](super::MetadataListerWatcher) is built on).
     pub(crate) fn metadata_of(api: Api<K>) -> Self {
+        Self::at(api)
+    }
+}
+
+impl<K> ApiListerWatcher<K> {
+    /// Over `api`'s client and URL, unfiltered; responses decode to `K`, which need not
+    /// be `api`'s type (metadata requests go to the URL of the whole objects).
+    fn at<R: Resource>(api: Api<R>) -> Self {
         Self {
             url_path: api.resource_url().to_owned(),
             client: api.into_client(),
@@ -80,9 +82,7 @@ impl<K: Resource> ApiListerWatcher<PartialObjectMeta<K>> {
             _resource: PhantomData,
         }
     }
-}
 
-impl<K> ApiListerWatcher<K> {
     /// Skips `metadata.managedFields` while decoding every listed and watched object:
     /// the field is `None`, and its value is never built. This is what
     /// `SharedInformerFactoryBuilder::strip_managed_fields` uses.
