@@ -276,22 +276,28 @@ async fn notifications_added_through_a_handle_reach_only_that_listener() {
     assert!(!late.add(add("after")), "a stopped listener refuses notifications");
 }
 
+/// A handler that needs a current runtime: it asks for `Handle::current()` and
+/// `tokio::spawn`s a task, which reports each add on the channel.
+fn spawning() -> (ResourceEventHandlerFuncs<Obj>, Receiver<String>) {
+    let (tx, rx) = mpsc::channel::<String>();
+    let funcs = ResourceEventHandlerFuncs::new().on_add(move |o: &Arc<Obj>, _| {
+        let _ = tokio::runtime::Handle::current();
+        let (tx, name) = (tx.clone(), o.name.clone());
+        tokio::spawn(async move {
+            let _ = tx.send(format!("spawned for {name}"));
+        });
+    });
+    (funcs, rx)
+}
+
 /// Handlers run where the runtime the listener was added in is current: `tokio::spawn`
 /// and `Handle::current()` work in a handler (they panicked on a bare listener thread,
 /// and the panic skipped the notification).
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn a_handler_may_spawn_tasks_on_the_runtime_it_was_added_in() {
     let processor = SharedProcessor::new();
-    let (tx, rx) = mpsc::channel::<String>();
-    register(
-        &processor,
-        ResourceEventHandlerFuncs::new().on_add(move |o: &Arc<Obj>, _| {
-            let (tx, name) = (tx.clone(), o.name.clone());
-            tokio::spawn(async move {
-                let _ = tx.send(format!("spawned for {name}"));
-            });
-        }),
-    );
+    let (handler, rx) = spawning();
+    register(&processor, handler);
     processor.distribute(add("a"), false);
     assert_eq!(expect(&rx), "spawned for a");
     processor.shutdown().await;
@@ -304,16 +310,8 @@ fn a_listener_added_outside_a_runtime_uses_the_runtime_set_later() {
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     let processor = SharedProcessor::new();
-    let (tx, rx) = mpsc::channel::<String>();
-    register(
-        &processor,
-        ResourceEventHandlerFuncs::new().on_add(move |o: &Arc<Obj>, _| {
-            let (tx, name) = (tx.clone(), o.name.clone());
-            tokio::runtime::Handle::current().spawn(async move {
-                let _ = tx.send(format!("spawned for {name}"));
-            });
-        }),
-    );
+    let (handler, rx) = spawning();
+    register(&processor, handler);
     processor.set_runtime(runtime.handle().clone());
     processor.distribute(add("a"), false);
     assert_eq!(expect(&rx), "spawned for a");
