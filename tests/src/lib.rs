@@ -304,24 +304,49 @@ impl Outage {
         }
     }
 
+    /// Answers the next plain LIST request with 410 `Expired`, as a server answers a list at
+    /// a resourceVersion it cannot serve: testkit injects the failure, the real server's
+    /// proxy answers in its place.
+    pub fn expire_next_list(&self, cluster: &kube_informers_testkit::Cluster) {
+        if let Some(proxy) = &self.proxy {
+            proxy.expire_next_lists(1);
+        }
+        if let Some(testkit) = cluster.testkit() {
+            testkit.fail_next("list", "*", 1, 410);
+        }
+    }
+
     /// How many plain LIST requests (no `watch`) for `resource` (a plural, e.g.
     /// `configmaps`) the informers made through this link so far: testkit's own request
     /// count, or the real server's proxy log.
     pub fn list_requests(&self, cluster: &kube_informers_testkit::Cluster, resource: &str) -> u64 {
         match (&self.proxy, cluster.testkit()) {
-            (Some(proxy), _) => proxy
-                .requests()
-                .iter()
-                .filter(|line| {
-                    let Some(target) = line.strip_prefix("GET ") else { return false };
-                    let (path, query) = target.split_once('?').unwrap_or((target, ""));
-                    path.ends_with(&format!("/{resource}"))
-                        && !query.split('&').any(|pair| pair.starts_with("watch="))
-                })
-                .count() as u64,
+            (Some(_), _) => self.list_queries(cluster, resource).map_or(0, |q| q.len() as u64),
             (None, Some(testkit)) => testkit.request_count("list", resource),
             (None, None) => 0,
         }
+    }
+
+    /// The query strings of the plain LIST requests for `resource` through the real
+    /// server's proxy, in order; `None` on testkit, which keeps counts only.
+    pub fn list_queries(
+        &self,
+        _cluster: &kube_informers_testkit::Cluster,
+        resource: &str,
+    ) -> Option<Vec<String>> {
+        let proxy = self.proxy.as_ref()?;
+        let queries = proxy
+            .requests()
+            .iter()
+            .filter_map(|line| {
+                let target = line.strip_prefix("GET ")?;
+                let (path, query) = target.split_once('?').unwrap_or((target, ""));
+                let list = path.ends_with(&format!("/{resource}"))
+                    && !query.split('&').any(|pair| pair.starts_with("watch="));
+                list.then(|| query.to_owned())
+            })
+            .collect();
+        Some(queries)
     }
 
     /// Stops the proxy, if any.

@@ -164,6 +164,19 @@ impl<K: Resource + Send + Sync + 'static> DeltaFifo<K> {
         Ok(())
     }
 
+    /// Queues a [`DeletedFinalStateUnknown`](crate::DeletedFinalStateUnknown) tombstone for
+    /// `key`, carrying the newest state the FIFO or the consumer has for it, unless the key
+    /// is unknown or already queued as deleted. This is the tombstone a relist without the
+    /// object would queue: the reflector forgets an object whose latest version no longer
+    /// decodes, so that the cache holds only decodable objects, as after a relist. client-go
+    /// has no counterpart (it cannot skip such an object).
+    pub fn forget(&self, key: &str) {
+        let queued = self.inner.state.lock().forget(key, self.known());
+        if queued {
+            self.inner.notify.notify_waiters();
+        }
+    }
+
     /// Queues a relist (client-go `Replace`): a [`Delta::Replaced`] for each listed object,
     /// then a [`DeletedFinalStateUnknown`](crate::DeletedFinalStateUnknown) tombstone for
     /// every key that is queued, being processed or known, but absent from `list`. A

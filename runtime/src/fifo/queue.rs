@@ -168,8 +168,28 @@ impl<K> QueueState<K> {
         }
     }
 
+    /// Queues a tombstone for `key` with its newest state (queued, being processed or
+    /// known), unless it has none or its newest delta is a delete already. Whether it did.
+    pub(super) fn forget(&mut self, key: &str, known: Option<&dyn KnownObjects<K>>) -> bool {
+        let last = match self.items.get(key).and_then(Deltas::newest) {
+            Some(Delta::Deleted(_)) => return false,
+            Some(delta) => Some(Arc::clone(delta.object())),
+            None => match self.in_flight.get(key) {
+                Some(state) => state.clone(),
+                None => known.and_then(|known| known.get_by_key(key)),
+            },
+        };
+        match last {
+            Some(obj) => {
+                self.queue_tombstone(key, obj);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn queue_tombstone(&mut self, key: &str, obj: Arc<K>) {
-        debug!(%key, "queueing tombstone for object missing from relist");
+        debug!(%key, "queueing tombstone for an object missing from a relist or forgotten");
         let tombstone = DeletedFinalStateUnknown { key: key.to_owned(), object: obj };
         self.queue_action(key, Delta::Deleted(DeletedObject::DeletedFinalStateUnknown(tombstone)));
     }

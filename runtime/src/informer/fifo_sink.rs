@@ -59,4 +59,9 @@ where
     fn resync(&self) -> Result<(), BoxError> {
         Ok(self.queue.resync()?)
     }
+
+    fn forget(&self, key: &str) -> Result<(), BoxError> {
+        self.queue.forget(key);
+        Ok(())
+    }
 }

@@ -13,7 +13,9 @@ use crate::fifo::DeltaFifo;
 use crate::listwatch::ListerWatcher;
 use crate::metrics::InformerStatsCells;
 use crate::processor::{Deferred, SharedProcessor};
-use crate::reflector::{LastSyncResourceVersion, ReflectorConfig, WatchErrorHandler};
+use crate::reflector::{
+    ErrorObserver, LastSyncResourceVersion, ReflectorConfig, WatchErrorHandler,
+};
 use crate::store::Indexer;
 
 pub(super) struct Inner<K> {
@@ -44,6 +46,7 @@ pub(super) struct State<K> {
     pub(super) name: Option<String>,
     pub(super) transform: Option<Transform<K>>,
     pub(super) watch_error_handler: Option<WatchErrorHandler>,
+    pub(super) error_observer: Option<ErrorObserver>,
     pub(super) reflector_config: ReflectorConfig,
     pub(super) queue: Option<DeltaFifo<K>>,
     pub(super) last_sync_resource_version: Option<LastSyncResourceVersion>,

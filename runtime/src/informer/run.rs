@@ -64,6 +64,14 @@ where
             if let Some(handler) = state.watch_error_handler.clone() {
                 reflector.set_watch_error_handler(handler);
             }
+            let count = counted.error_observer();
+            reflector.set_error_observer(match state.error_observer.clone() {
+                Some(user) => Arc::new(move |err| {
+                    count(err);
+                    user(err);
+                }),
+                None => count,
+            });
             state.last_sync_resource_version = Some(reflector.last_sync_resource_version_handle());
             state.queue = Some(queue.clone());
             let weak = Arc::downgrade(&self.inner);

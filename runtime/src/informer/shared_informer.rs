@@ -66,6 +66,7 @@ where
                     name: None,
                     transform: None,
                     watch_error_handler: None,
+                    error_observer: None,
                     reflector_config: ReflectorConfig::default(),
                     queue: None,
                     last_sync_resource_version: None,
@@ -122,8 +123,13 @@ where
         Ok(())
     }
 
-    /// Sets the handler that receives every list/watch error (client-go's
-    /// `SetWatchErrorHandler`). Fails once the informer has started.
+    /// Sets the handler that receives the errors that end a list-and-watch cycle (client-go's
+    /// `SetWatchErrorHandler`, with its semantics: a failed list, a failed watch request,
+    /// a store failure, and objects skipped because they do not decode; see
+    /// [`WatchErrorHandler`](crate::reflector::WatchErrorHandler) for the exact list).
+    /// Routine errors the reflector recovers from within the cycle (a `410` watch, a
+    /// broken or silent stream, a streaming list that falls back) do not reach it; they are
+    /// logged and counted in [`stats`](Self::stats). Fails once the informer has started.
     pub fn set_watch_error_handler(
         &self,
         handler: impl Fn(&ReflectorError) + Send + Sync + 'static,
@@ -133,6 +139,21 @@ where
             return Err(InformerError::AlreadyStarted);
         }
         state.watch_error_handler = Some(Arc::new(handler));
+        Ok(())
+    }
+
+    /// Sets a function that receives every error the reflector logs, including the routine
+    /// ones the watch-error handler does not see: for a user's own metrics or tests. Called
+    /// on the reflector's task: keep it short. Fails once the informer has started.
+    pub fn set_error_observer(
+        &self,
+        observer: impl Fn(&ReflectorError) + Send + Sync + 'static,
+    ) -> Result<()> {
+        let mut state = self.inner.state.lock();
+        if state.started {
+            return Err(InformerError::AlreadyStarted);
+        }
+        state.error_observer = Some(Arc::new(observer));
         Ok(())
     }
 

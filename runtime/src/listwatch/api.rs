@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use super::{
     decode::{DecodeOptions, decode_event},
     list_stream::ListDecoder,
-    lister_watcher::{ListerWatcher, TweakListParams, WatchStream},
+    lister_watcher::{ListPage, ListerWatcher, TweakListParams, WatchStream},
     wire::{self, LineReader},
 };
 
@@ -163,10 +163,30 @@ impl<K> ListerWatcher<K> for ApiListerWatcher<K>
 where
     K: Resource + Clone + DeserializeOwned + fmt::Debug + Send + Sync + 'static,
 {
+    /// Fails with a `kube::Error::SerdeError` when an item does not decode; the reflector
+    /// calls [`list_page`](ListerWatcher::list_page), which skips such items.
     fn list<'a>(
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<K>, kube::Error>> {
+        Box::pin(async move {
+            let page = self.list_page(params).await?;
+            match page.skipped.first() {
+                None => Ok(page.list),
+                Some(skipped) => Err(kube::Error::SerdeError(serde::de::Error::custom(format!(
+                    "a list item does not decode: {skipped}"
+                )))),
+            }
+        })
+    }
+
+    fn list_page<'a>(
+        &'a self,
+        params: &'a ListParams,
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>>
+    where
+        K: 'a,
+    {
         Box::pin(async move {
             let request = Request::new(&self.url_path);
             let params = self.list_params(params);
@@ -197,12 +217,12 @@ where
     }
 }
 
-/// Sends a list request and decodes its body as it arrives.
+/// Sends a list request and decodes its body as it arrives, skipping undecodable items.
 async fn list_objects<T>(
     client: &Client,
     request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
     decode: DecodeOptions,
-) -> Result<ObjectList<T>, kube::Error>
+) -> Result<ListPage<T>, kube::Error>
 where
     T: Clone + DeserializeOwned,
 {
@@ -210,7 +230,8 @@ where
     let mut decoder = ListDecoder::new(decode);
     wire::for_each_chunk(response, |chunk| decoder.feed(chunk).map_err(kube::Error::SerdeError))
         .await?;
-    decoder.finish().map_err(kube::Error::SerdeError)
+    let (list, skipped) = decoder.finish().map_err(kube::Error::SerdeError)?;
+    Ok(ListPage { list, skipped })
 }
 
 /// Sends a watch request and decodes its events line by line as they arrive.

@@ -10,7 +10,7 @@ use serde::{
     de::{self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess},
 };
 
-use super::managed_fields::WithoutManagedFields;
+use super::{managed_fields::WithoutManagedFields, skipped::SkippedObject, wire::WireError};
 
 /// How objects are decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,7 +21,9 @@ pub(crate) struct DecodeOptions {
 
 /// Decodes one line of a watch body (`{"type": ..., "object": ...}`). A line that is a
 /// bare `Status` (some proxies send one instead of an `ERROR` event) becomes
-/// `kube::Error::Api`; anything else that does not decode is `kube::Error::SerdeError`.
+/// `kube::Error::Api`; an object event whose object is valid JSON of the wrong shape becomes
+/// [`WireError::UndecodableObject`] (in `kube::Error::ReadEvents`); anything else that does
+/// not decode is `kube::Error::SerdeError`.
 pub(crate) fn decode_event<K>(
     line: &[u8],
     options: DecodeOptions,
@@ -35,7 +37,33 @@ where
         .and_then(|event| deserializer.end().map(|()| event));
     decoded.map_err(|err| match bare_status(line) {
         Some(status) => kube::Error::Api(Box::new(status)),
-        None => kube::Error::SerdeError(err),
+        None => match undecodable_object(line, &err) {
+            Some(wire) => kube::Error::ReadEvents(std::io::Error::other(wire)),
+            None => kube::Error::SerdeError(err),
+        },
+    })
+}
+
+/// The object event a line holds whose object failed to decode with `err`, a data error
+/// (not a syntax error: the line is whole, valid JSON).
+fn undecodable_object(line: &[u8], err: &serde_json::Error) -> Option<WireError> {
+    #[derive(serde::Deserialize)]
+    struct Event {
+        #[serde(rename = "type")]
+        event: String,
+        object: serde_json::Value,
+    }
+    if err.classify() != serde_json::error::Category::Data {
+        return None;
+    }
+    // A rare path: the object is decoded again, loosely, for its metadata.
+    let event = serde_json::from_slice::<Event>(line).ok()?;
+    let object = serde_json::to_vec(&event.object).ok()?;
+    matches!(event.event.as_str(), "ADDED" | "MODIFIED" | "DELETED").then(|| {
+        WireError::UndecodableObject {
+            object: SkippedObject::from_json(&object, err),
+            event: event.event,
+        }
     })
 }
 
@@ -242,10 +270,18 @@ mod tests {
     }
 
     #[test]
-    fn a_wrongly_typed_object_is_a_decode_error_not_an_empty_status() {
+    fn a_wrongly_typed_object_is_undecodable_not_an_empty_status() {
         // kube's watch decoder turns this line into `Error::Api` with an empty Status.
         let line = br#"{"type":"ADDED","object":{"metadata":{"name":"a","labels":"flat"}}}"#;
         let err = decode_event::<ConfigMap>(line, SKIP).unwrap_err();
+        assert!(
+            matches!(WireError::find_in(&err), Some(WireError::UndecodableObject { object, .. })
+                if object.key == "a"),
+            "{err:?}"
+        );
+        // A bookmark or an ERROR event of the wrong shape is not an object to skip.
+        let bad_bookmark = br#"{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":5}}}"#;
+        let err = decode_event::<ConfigMap>(bad_bookmark, SKIP).unwrap_err();
         assert!(matches!(err, kube::Error::SerdeError(_)), "{err:?}");
         let err =
             decode_event::<ConfigMap>(br#"{"type":"RENAMED","object":{}}"#, SKIP).unwrap_err();

@@ -7,12 +7,16 @@
 //! bytes. A value cut by the end of the buffer fails with an EOF or syntax error and is
 //! retried once more bytes are in; a pass only starts once [`BATCH`] bytes are waiting,
 //! so a retried partial item costs little. A malformed body is reported when it ends.
+//!
+//! An item that is valid JSON but does not decode into the type (a wrongly typed value) is
+//! skipped, whole, and described by a [`SkippedObject`]: the rest of the list still
+//! decodes. Anything else that does not decode fails the list.
 
 use kube::core::{ListMeta, ObjectList, TypeMeta};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny};
 use serde_json::error::Category;
 
-use super::{decode::DecodeOptions, managed_fields::WithoutManagedFields};
+use super::{decode::DecodeOptions, managed_fields::WithoutManagedFields, skipped::SkippedObject};
 
 /// How many undecoded bytes are gathered before decoding what they hold.
 const BATCH: usize = 1024 * 1024;
@@ -64,6 +68,7 @@ pub(crate) struct ListDecoder<K> {
     kind: Option<String>,
     metadata: Option<ListMeta>,
     items: Option<Vec<K>>,
+    skipped: Vec<SkippedObject>,
 }
 
 impl<K: DeserializeOwned + Clone> ListDecoder<K> {
@@ -83,6 +88,7 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
             kind: None,
             metadata: None,
             items: None,
+            skipped: Vec::new(),
         }
     }
 
@@ -98,8 +104,9 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
         Ok(())
     }
 
-    /// The body has ended: decodes the rest and returns the list.
-    pub(crate) fn finish(mut self) -> serde_json::Result<ObjectList<K>> {
+    /// The body has ended: decodes the rest and returns the list, with the items that were
+    /// skipped because they do not decode into `K`.
+    pub(crate) fn finish(mut self) -> serde_json::Result<(ObjectList<K>, Vec<SkippedObject>)> {
         self.advance(true)?;
         if self.state != State::Done {
             return Err(serde_json::Error::custom("the list body ended before the list did"));
@@ -115,11 +122,12 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
                 kind: kind.unwrap_or_default(),
             },
         };
-        Ok(ObjectList {
+        let list = ObjectList {
             types,
             metadata: self.metadata.unwrap_or_default(),
             items: self.items.ok_or_else(|| serde_json::Error::missing_field("items"))?,
-        })
+        };
+        Ok((list, self.skipped))
     }
 
     /// Decodes as far as the buffered bytes allow.
@@ -214,9 +222,17 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
                 }
                 _ => {
                     let item = if self.options.skip_managed_fields {
-                        self.parse::<Skipping<K>>(self.pos, ended)?.map(|(item, end)| (item.0, end))
+                        self.parse::<Skipping<K>>(self.pos, ended)
+                            .map(|item| item.map(|(item, end)| (item.0, end)))
                     } else {
-                        self.parse::<K>(self.pos, ended)?
+                        self.parse::<K>(self.pos, ended)
+                    };
+                    let item = match item {
+                        Ok(item) => item,
+                        Err(err) if err.classify() == Category::Data => {
+                            return self.skip_item(&err, ended);
+                        }
+                        Err(err) => return Err(err),
                     };
                     let Some((item, end)) = item else { return Ok(Step::NeedMore) };
                     self.items.get_or_insert_with(Vec::new).push(item);
@@ -225,6 +241,19 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
                 }
             },
         }
+    }
+
+    /// Skips the item at `pos`, which is valid JSON so far but failed to decode with `err`,
+    /// once all of it is buffered (a type error can come before the item's end).
+    fn skip_item(&mut self, err: &serde_json::Error, ended: bool) -> serde_json::Result<Step> {
+        let Some((_, end)) = self.parse::<IgnoredAny>(self.pos, ended)? else {
+            return Ok(Step::NeedMore);
+        };
+        let skipped = SkippedObject::from_json(&self.buffer[self.pos..end], err);
+        tracing::debug!(key = %skipped.key, "skipping a list item that does not decode");
+        self.skipped.push(skipped);
+        self.pos = end;
+        Ok(Step::Progress)
     }
 
     /// Decodes the value at `pos` and stores it with `store`; `false` if it is not all in.

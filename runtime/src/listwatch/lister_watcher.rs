@@ -3,11 +3,23 @@
 
 use std::sync::Arc;
 
-use futures::{future::BoxFuture, stream::BoxStream};
+use futures::{FutureExt, future::BoxFuture, stream::BoxStream};
 use kube::{
     api::{ListParams, WatchParams},
     core::{ObjectList, WatchEvent},
 };
+
+use super::skipped::SkippedObject;
+
+/// One page of a list, with the items skipped because they do not decode (what
+/// [`ListerWatcher::list_page`] returns).
+#[derive(Debug)]
+pub struct ListPage<K: Clone> {
+    /// The page.
+    pub list: ObjectList<K>,
+    /// Items of the page left out of `list` because they do not decode into `K`.
+    pub skipped: Vec<SkippedObject>,
+}
 
 /// The stream of events a watch returns.
 pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, kube::Error>>;
@@ -24,6 +36,23 @@ pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<K>, kube::Error>>;
+
+    /// Lists one page, leaving out the items that do not decode into `K` and saying which
+    /// ([`ListPage::skipped`]): what the reflector calls. The default calls
+    /// [`list`](Self::list), which skips nothing: one undecodable item fails the page.
+    /// [`ApiListerWatcher`](super::ApiListerWatcher) decodes item by item and skips.
+    /// Wrappers must forward it.
+    fn list_page<'a>(
+        &'a self,
+        params: &'a ListParams,
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>>
+    where
+        K: 'a,
+    {
+        self.list(params)
+            .map(|list| list.map(|list| ListPage { list, skipped: Vec::new() }))
+            .boxed()
+    }
 
     /// Starts a watch from `resource_version` (`""` for "now" / a consistent streaming list).
     fn watch<'a>(

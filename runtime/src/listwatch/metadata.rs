@@ -10,7 +10,7 @@ use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 
 use super::api::ApiListerWatcher;
-use super::lister_watcher::{ListerWatcher, TweakListParams, WatchStream};
+use super::lister_watcher::{ListPage, ListerWatcher, TweakListParams, WatchStream};
 
 /// A [`ListerWatcher`] of [`PartialObjectMeta<K>`] over [`Api::list_metadata`] and
 /// [`Api::watch_metadata`] (the `Accept: ...;as=PartialObjectMetadataList` requests that
@@ -80,6 +80,16 @@ where
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<PartialObjectMeta<K>>, kube::Error>> {
         self.params.list(params)
+    }
+
+    fn list_page<'a>(
+        &'a self,
+        params: &'a ListParams,
+    ) -> BoxFuture<'a, Result<ListPage<PartialObjectMeta<K>>, kube::Error>>
+    where
+        PartialObjectMeta<K>: 'a,
+    {
+        self.params.list_page(params)
     }
 
     fn watch<'a>(

@@ -12,7 +12,8 @@
 //! - `decode`: decodes one watch event from its line;
 //! - `managed_fields`: decodes an object without `metadata.managedFields`, used by both
 //!   decoders when [`ApiListerWatcher::skip_managed_fields`] is set;
-//! - `idle`: the time limit on a silent watch ([`WireError::Stalled`]).
+//! - `idle`: the time limit on a silent watch ([`WireError::Stalled`]);
+//! - `skipped`: what is known of an object that does not decode ([`SkippedObject`]).
 //!
 //! Nothing here knows about the reflector or the informers above it: this module only
 //! sends requests and decodes what comes back.
@@ -25,13 +26,15 @@ mod lister_watcher;
 mod managed_fields;
 mod metadata;
 mod scope;
+mod skipped;
 mod wire;
 
 pub use api::ApiListerWatcher;
 pub(crate) use idle::{next_within, open_within};
 pub(crate) use lister_watcher::tweaked;
-pub use lister_watcher::{ListerWatcher, TweakListParams, WatchStream};
+pub use lister_watcher::{ListPage, ListerWatcher, TweakListParams, WatchStream};
 pub use metadata::MetadataListerWatcher;
 pub use scope::InformerScope;
 pub(crate) use scope::filtered_lister_watcher;
+pub use skipped::SkippedObject;
 pub use wire::WireError;

@@ -21,6 +21,8 @@ use kube::{
 /// body still reads, growing the buffer as it arrives.
 const MAX_PRESIZE: usize = 1 << 30;
 
+use super::skipped::SkippedObject;
+
 /// An error of the byte stream of a watch, carried by `kube::Error::ReadEvents`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -42,6 +44,44 @@ pub enum WireError {
         /// How long the watch had been silent.
         idle: std::time::Duration,
     },
+    /// A watch event (`ADDED`, `MODIFIED` or `DELETED`) whose object is valid JSON but does
+    /// not decode into the resource type. The stream goes on after it; the reflector skips
+    /// the event, reports the object and drops it from the store (see
+    /// [`ReflectorError::Undecodable`](crate::reflector::ReflectorError::Undecodable)).
+    #[error("a {event} event carried an object that does not decode: {object}")]
+    UndecodableObject {
+        /// The event's type, as sent (`ADDED`, `MODIFIED` or `DELETED`).
+        event: String,
+        /// What is known of the object, without its contents.
+        object: SkippedObject,
+    },
+}
+
+impl WireError {
+    /// The `WireError` among the causes of `err`, if any, looking inside the
+    /// `std::io::Error` that carries it (whose `source` skips it).
+    ///
+    /// ```
+    /// use kube_informers_runtime::listwatch::WireError;
+    ///
+    /// let io = std::io::Error::other(WireError::TruncatedEvent { bytes: 3 });
+    /// let err = kube::Error::ReadEvents(io);
+    /// assert!(matches!(WireError::find_in(&err), Some(WireError::TruncatedEvent { bytes: 3 })));
+    /// ```
+    pub fn find_in<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a WireError> {
+        let mut cause = Some(err);
+        while let Some(current) = cause {
+            if let Some(wire) = current.downcast_ref::<WireError>() {
+                return Some(wire);
+            }
+            let inner = current.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref());
+            if let Some(wire) = inner.and_then(|inner| inner.downcast_ref::<WireError>()) {
+                return Some(wire);
+            }
+            cause = current.source();
+        }
+        None
+    }
 }
 
 /// Sends `request` and returns the response if its status is a success; an error

@@ -8,7 +8,7 @@ use kube::api::{ListParams, WatchParams};
 use kube::core::{ObjectList, WatchEvent};
 
 use super::stats::{EventKind, ReflectorStats};
-use crate::listwatch::{ListerWatcher, WatchStream};
+use crate::listwatch::{ListPage, ListerWatcher, WatchStream};
 use crate::reflector::{BoxError, ReflectorStore};
 
 impl ReflectorStats {
@@ -53,6 +53,24 @@ where
         self.stats.list_sent();
         self.inner
             .list(params)
+            .inspect(|listed| {
+                if listed.is_err() {
+                    self.stats.list_failed();
+                }
+            })
+            .boxed()
+    }
+
+    fn list_page<'a>(
+        &'a self,
+        params: &'a ListParams,
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>>
+    where
+        K: 'a,
+    {
+        self.stats.list_sent();
+        self.inner
+            .list_page(params)
             .inspect(|listed| {
                 if listed.is_err() {
                     self.stats.list_failed();
@@ -119,5 +137,9 @@ impl<K> ReflectorStore<K> for CountingStore<K> {
 
     fn resync(&self) -> Result<(), BoxError> {
         self.inner.resync()
+    }
+
+    fn forget(&self, key: &str) -> Result<(), BoxError> {
+        self.inner.forget(key)
     }
 }

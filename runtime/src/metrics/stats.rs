@@ -10,7 +10,9 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::listwatch::WireError;
 use crate::processor::ListenerId;
+use crate::reflector::{ErrorObserver, ReflectorError};
 
 /// Counts what one reflector asked the API server and what it got back.
 ///
@@ -46,6 +48,9 @@ struct Cells {
     bookmarks: AtomicU64,
     errors: AtomicU64,
     replaces: AtomicU64,
+    stalls: AtomicU64,
+    expirations: AtomicU64,
+    undecodable: AtomicU64,
 }
 
 /// Watch events received, by type.
@@ -78,6 +83,16 @@ pub struct ReflectorCounts {
     pub events: EventCounts,
     /// Times a complete list (plain or streaming) replaced the store's content.
     pub replaces: u64,
+    /// Lists and watches abandoned because nothing arrived within their idle limit
+    /// ([`WireError::Stalled`](crate::listwatch::WireError::Stalled)): presumed dead
+    /// connections.
+    pub stalls: u64,
+    /// Lists, watches and streaming lists answered `410 Expired` (or "resource version too
+    /// large").
+    pub expirations: u64,
+    /// Objects skipped because they could not be decoded, counted once per list and once
+    /// per watch event ([`ReflectorError::Undecodable`](crate::reflector::ReflectorError::Undecodable)).
+    pub undecodable_objects: u64,
 }
 
 impl ReflectorCounts {
@@ -121,6 +136,9 @@ impl ReflectorStats {
                 errors: read(&c.errors),
             },
             replaces: read(&c.replaces),
+            stalls: read(&c.stalls),
+            expirations: read(&c.expirations),
+            undecodable_objects: read(&c.undecodable),
         }
     }
 
@@ -154,6 +172,31 @@ impl ReflectorStats {
     pub(crate) fn replaced(&self) {
         bump(&self.cells.replaces);
     }
+
+    /// An observer for [`Reflector::set_error_observer`](crate::Reflector::set_error_observer)
+    /// that counts stalls, expirations and undecodable objects (the requests and events are
+    /// counted by [`instrument_lister_watcher`](Self::instrument_lister_watcher)).
+    pub fn error_observer(&self) -> ErrorObserver {
+        let stats = self.clone();
+        Arc::new(move |err| stats.observe(err))
+    }
+
+    fn observe(&self, err: &ReflectorError) {
+        let c = &*self.cells;
+        match err {
+            ReflectorError::Expired { .. } => bump(&c.expirations),
+            ReflectorError::Undecodable(skipped) => {
+                c.undecodable.fetch_add(skipped.len() as u64, Ordering::Relaxed);
+            }
+            _ if is_stall(err) => bump(&c.stalls),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a [`WireError::Stalled`] is among the causes of `err`.
+fn is_stall(err: &ReflectorError) -> bool {
+    matches!(WireError::find_in(err), Some(WireError::Stalled { .. }))
 }
 
 fn bump(cell: &AtomicU64) {

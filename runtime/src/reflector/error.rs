@@ -5,6 +5,7 @@ use std::time::Duration;
 use kube::core::Status;
 
 use super::BoxError;
+use crate::listwatch::SkippedObject;
 
 /// Result alias for the reflector module.
 pub type Result<T, E = ReflectorError> = std::result::Result<T, E>;
@@ -43,6 +44,8 @@ pub enum StoreOperation {
     Delete,
     /// [`ReflectorStore::resync`](super::ReflectorStore::resync).
     Resync,
+    /// [`ReflectorStore::forget`](super::ReflectorStore::forget).
+    Forget,
 }
 
 impl std::fmt::Display for StoreOperation {
@@ -53,6 +56,7 @@ impl std::fmt::Display for StoreOperation {
             StoreOperation::Update => "update",
             StoreOperation::Delete => "delete",
             StoreOperation::Resync => "resync",
+            StoreOperation::Forget => "forget",
         })
     }
 }
@@ -132,6 +136,32 @@ pub enum ReflectorError {
         "streaming list ended without the initial-events-end bookmark; falling back to a plain list"
     )]
     StreamingListIncomplete,
+
+    /// Objects that do not decode into the resource type were skipped: reported once per
+    /// list (plain or streaming) with every object that list skipped, and once per watch
+    /// event. Every other object is kept and the reflector goes on; an object skipped by a
+    /// watch event is removed from the store (as a relist without it would), and comes
+    /// back with the first change that decodes. See [`SkippedObject`].
+    #[error("skipped {} object(s) that do not decode: {}", .0.len(), DisplayList(.0))]
+    Undecodable(Vec<SkippedObject>),
+}
+
+/// Up to three skipped objects, then how many more.
+struct DisplayList<'a>(&'a [SkippedObject]);
+
+impl std::fmt::Display for DisplayList<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, skipped) in self.0.iter().take(3).enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{skipped}")?;
+        }
+        if self.0.len() > 3 {
+            write!(f, "; and {} more", self.0.len() - 3)?;
+        }
+        Ok(())
+    }
 }
 
 impl ReflectorError {

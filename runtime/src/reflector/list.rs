@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use kube::{Resource, api::ListParams, core::ObjectList};
+
+use crate::listwatch::{ListPage, SkippedObject};
 use tokio_util::sync::CancellationToken;
 
 use super::{
@@ -17,6 +19,8 @@ struct Listed<K> {
     resource_version: String,
     /// More than one page was needed.
     paginated: bool,
+    /// Items left out because they do not decode, over all pages.
+    skipped: Vec<SkippedObject>,
 }
 
 impl<K> Reflector<K>
@@ -41,8 +45,9 @@ where
             Some(Ok(listed)) => listed,
             Some(Err(err)) if classify(&err) == Disposition::Expired => {
                 // client-go: the version we listed at is gone (or the server has not
-                // caught up with it): retry at once with a consistent read.
-                self.report(&ReflectorError::Expired { phase: Phase::List, source: err });
+                // caught up with it): retry at once with a consistent read. Routine: only
+                // a failure of that retry ends the cycle.
+                self.note(&ReflectorError::Expired { phase: Phase::List, source: err });
                 state.rv_unavailable = true;
                 let limit = self.page_limit(state, "");
                 match self.paged_list("", limit, cancel).await {
@@ -68,8 +73,13 @@ where
             count,
             resource_version = %listed.resource_version,
             paginated = listed.paginated,
+            skipped = listed.skipped.len(),
             "list synced"
         );
+        if !listed.skipped.is_empty() {
+            // Once per list, whatever the number of pages; the list itself succeeded.
+            self.report(&ReflectorError::Undecodable(listed.skipped));
+        }
         Ok(())
     }
 
@@ -116,11 +126,12 @@ where
         let requested = ListParams { limit, ..requested };
         let mut params = requested.clone();
         let mut items = Vec::new();
+        let mut skipped = Vec::new();
         let mut list_resource_version = None;
         let mut paginated = false;
 
         loop {
-            let page = cancel.run_until_cancelled(self.lister_watcher.list(&params)).await?;
+            let page = cancel.run_until_cancelled(self.lister_watcher.list_page(&params)).await?;
             let page = match page {
                 Ok(page) => page,
                 Err(err)
@@ -129,15 +140,18 @@ where
                 {
                     tracing::debug!("continue token expired; falling back to a full list");
                     let full = ListParams { limit: None, continue_token: None, ..requested };
-                    let whole = cancel.run_until_cancelled(self.lister_watcher.list(&full)).await?;
-                    return Some(whole.map(|list| {
-                        let (items, resource_version, _) = split(list);
-                        Listed { items, resource_version, paginated }
+                    let whole =
+                        cancel.run_until_cancelled(self.lister_watcher.list_page(&full)).await?;
+                    return Some(whole.map(|page| {
+                        let (items, resource_version, _) = split(page.list);
+                        Listed { items, resource_version, paginated, skipped: page.skipped }
                     }));
                 }
                 Err(err) => return Some(Err(err)),
             };
 
+            let ListPage { list: page, skipped: page_skipped } = page;
+            skipped.extend(page_skipped);
             let (page_items, page_resource_version, continue_token) = split(page);
             list_resource_version.get_or_insert(page_resource_version);
             if items.is_empty() {
@@ -159,6 +173,7 @@ where
                         items,
                         resource_version: list_resource_version.unwrap_or_default(),
                         paginated,
+                        skipped,
                     }));
                 }
             }

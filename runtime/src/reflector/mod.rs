@@ -24,12 +24,15 @@
 //!    [`ReflectorConfig::watch_idle_margin`] is presumed dead: it fails with
 //!    [`WireError::Stalled`](crate::listwatch::WireError::Stalled) and is reopened like
 //!    any broken connection.
-//! 3. **Failures** (each reported to the watch-error handler and to `tracing`):
-//!    `410 Gone`/`Expired` relists with `resourceVersion=""`; `429`, `5xx` and transport
-//!    failures of a watch back off and re-watch; a failed list, a `403` or another
-//!    refusal, an undecodable event, or a watch that closes at once without events back
-//!    off and relist. The backoff is exponential ([`BackoffConfig`]), honours
-//!    `Retry-After`, and starts over after two quiet minutes.
+//! 3. **Failures** (each logged through `tracing` and passed to the error observer; the
+//!    watch-error handler gets those that end the cycle, see [`WatchErrorHandler`]): a
+//!    `410 Gone`/`Expired` watch relists at the last synced resource version without a
+//!    limit, served from the API server's watch cache as client-go's does, and only if
+//!    that list is refused as expired or too large turns to a consistent read
+//!    (`resourceVersion=""`, paginated); `429`, `5xx` and transport failures of a watch
+//!    back off and re-watch; a failed list, a `403` or another refusal, or a watch that
+//!    closes at once without events back off and relist. The backoff is exponential
+//!    ([`BackoffConfig`]), honours `Retry-After`, and starts over after two quiet minutes.
 //! 4. **Resync**: while watching, every [`ReflectorConfig::resync_period`] the reflector
 //!    asks `should_resync` and, if it agrees, calls [`ReflectorStore::resync`].
 //!
@@ -119,9 +122,36 @@ pub use version::LastSyncResourceVersion;
 /// `ShouldResyncFunc`; the shared informer passes its processor's `shouldResync`).
 pub type ShouldResyncFn = Arc<dyn Fn() -> bool + Send + Sync>;
 
-/// Receives every error the reflector observes (client-go's `WatchErrorHandler`).
-/// Called on the reflector's task: keep it short. A panic in it is caught and logged.
+/// Receives the errors that end a list-and-watch cycle, as client-go's `WatchErrorHandler`
+/// receives what `ListAndWatch` returns. Called on the reflector's task: keep it short. A
+/// panic in it is caught and logged.
+///
+/// It receives, as client-go's does:
+/// - a failed list ([`ReflectorError::List`]), after the immediate consistent retry an
+///   expired list gets, including a list that went silent;
+/// - a failed `replace` or `resync` of the store ([`ReflectorError::Store`]);
+/// - a watch request that failed for any reason other than a refused connection or a
+///   `429` ([`ReflectorError::Watch`]). client-go relists after one; this reflector
+///   re-watches from the last resource version after a backoff when the failure is
+///   transient (a 5xx, a request that went unanswered), and relists after a refusal;
+/// - objects that could not be decoded and were skipped
+///   ([`ReflectorError::Undecodable`]), once per list and once per watch event. client-go
+///   has no such case: one such object stops its informer's lists for good.
+///
+/// It does not receive what the reflector recovers from within the cycle, which client-go
+/// logs without calling its handler either: a `410 Expired` watch (the reflector relists at
+/// the last resource version), an expired list retried at once, a refused connection or a
+/// `429` on a watch request (retried after the backoff), a watch stream that breaks, goes
+/// silent or ends at once ([`ReflectorError::VeryShortWatch`]), `ERROR` events, a streaming
+/// list that falls back to a plain list, and a store `add`/`update`/`delete` that fails.
+/// Every one of them is still logged through `tracing` and passed to the
+/// [error observer](Reflector::set_error_observer); an informer counts them in its
+/// [stats](crate::SharedIndexInformer::stats).
 pub type WatchErrorHandler = Arc<dyn Fn(&ReflectorError) + Send + Sync>;
+
+/// Receives every error the reflector logs, routine and retried ones included (see
+/// [`Reflector::set_error_observer`]).
+pub type ErrorObserver = Arc<dyn Fn(&ReflectorError) + Send + Sync>;
 
 /// The bookmark annotation that ends the initial events of a streaming list.
 pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
@@ -134,6 +164,7 @@ pub struct Reflector<K: Clone> {
     config: ReflectorConfig,
     should_resync: Option<ShouldResyncFn>,
     watch_error_handler: Option<WatchErrorHandler>,
+    error_observer: Option<ErrorObserver>,
     last_sync: LastSyncResourceVersion,
 }
 
@@ -153,6 +184,7 @@ where
             config,
             should_resync: None,
             watch_error_handler: None,
+            error_observer: None,
             last_sync: LastSyncResourceVersion::default(),
         }
     }
@@ -163,9 +195,18 @@ where
         self.should_resync = Some(should_resync);
     }
 
-    /// Passes every error to `handler`, in addition to logging it.
+    /// Passes the errors that end a list-and-watch cycle to `handler` (client-go's
+    /// semantics; [`WatchErrorHandler`] lists which), in addition to logging them.
     pub fn set_watch_error_handler(&mut self, handler: WatchErrorHandler) {
         self.watch_error_handler = Some(handler);
+    }
+
+    /// Passes every error the reflector logs to `observer`, including those it recovers
+    /// from within a cycle and that the watch-error handler does not see: for metrics. An
+    /// informer counts them in its stats this way. Called on the reflector's task; a panic
+    /// in it is caught and logged.
+    pub fn set_error_observer(&mut self, observer: ErrorObserver) {
+        self.error_observer = Some(observer);
     }
 
     /// The resource version of the last list, event or bookmark applied; empty before the

@@ -29,6 +29,17 @@ pub trait ReflectorStore<K>: Send + Sync {
 
     /// The resync timer fired and `should_resync` agreed: re-deliver the known objects.
     fn resync(&self) -> Result<(), BoxError>;
+
+    /// A watch event for the object under `key` (`namespace/name` or `name`) carried a
+    /// version that does not decode (see
+    /// [`SkippedObject`](crate::listwatch::SkippedObject)): drop the object as a relist
+    /// without it would, with no final state. The default does nothing, which keeps the
+    /// last decodable version until the next relist; the informer's store queues a
+    /// [`DeletedFinalStateUnknown`](crate::DeletedFinalStateUnknown) tombstone.
+    fn forget(&self, key: &str) -> Result<(), BoxError> {
+        let _ = key;
+        Ok(())
+    }
 }
 
 impl<K, S> ReflectorStore<K> for Arc<S>
@@ -53,5 +64,9 @@ where
 
     fn resync(&self) -> Result<(), BoxError> {
         (**self).resync()
+    }
+
+    fn forget(&self, key: &str) -> Result<(), BoxError> {
+        (**self).forget(key)
     }
 }

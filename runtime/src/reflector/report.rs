@@ -1,5 +1,6 @@
-//! Reporting what goes wrong: every error goes to the watch-error handler and to
-//! `tracing`, with decode errors redacted.
+//! Reporting what goes wrong: every error goes to `tracing` (decode errors redacted) and
+//! to the error observer; the watch-error handler gets those client-go's would (see
+//! [`WatchErrorHandler`](super::WatchErrorHandler)).
 
 use std::panic::AssertUnwindSafe;
 
@@ -11,20 +12,32 @@ impl<K> Reflector<K>
 where
     K: Resource + Clone + Send + Sync + 'static,
 {
-    /// Passes `err` to the watch-error handler and logs it. Expiry is routine and logged
-    /// at info; the rest at warn. Decode errors are logged without their message, which
-    /// can quote object contents.
+    /// An error that ends the list-and-watch cycle as client-go's `ListAndWatch` would
+    /// return it: logged, observed, and passed to the watch-error handler.
     pub(super) fn report(&self, err: &ReflectorError) {
+        self.note(err);
+        if let Some(handler) = &self.watch_error_handler
+            && std::panic::catch_unwind(AssertUnwindSafe(|| handler(err))).is_err()
+        {
+            tracing::error!("the reflector's watch-error handler panicked");
+        }
+    }
+
+    /// An error the reflector recovers from within the cycle (an expiry, a retried or
+    /// resumed watch, a streaming list that falls back): logged and observed only.
+    /// Expiry is routine and logged at info; the rest at warn. Decode errors are logged
+    /// without their message, which can quote object contents.
+    pub(super) fn note(&self, err: &ReflectorError) {
         let description = describe_for_log(err);
         if err.is_expired() {
             tracing::info!(error = %description, "reflector: resource version expired");
         } else {
             tracing::warn!(error = %description, "reflector error");
         }
-        if let Some(handler) = &self.watch_error_handler
-            && std::panic::catch_unwind(AssertUnwindSafe(|| handler(err))).is_err()
+        if let Some(observer) = &self.error_observer
+            && std::panic::catch_unwind(AssertUnwindSafe(|| observer(err))).is_err()
         {
-            tracing::error!("the reflector's watch-error handler panicked");
+            tracing::error!("the reflector's error observer panicked");
         }
     }
 }

@@ -11,11 +11,11 @@ use std::{collections::BTreeMap, sync::Arc};
 use kube::{Resource, api::WatchParams, core::WatchEvent};
 use tokio_util::sync::CancellationToken;
 
-use crate::listwatch::{WatchStream, next_within, open_within};
+use crate::listwatch::{SkippedObject, WatchStream, next_within, open_within};
 
 use super::{
     INITIAL_EVENTS_END_ANNOTATION, ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
-    attempt::Failed, error::Disposition, state::RunState,
+    attempt::Failed, error::Disposition, state::RunState, watch::undecodable,
 };
 
 /// How a streaming list ended.
@@ -80,10 +80,11 @@ where
             };
 
             let mut objects = BTreeMap::new();
-            match self.initial_events(&mut stream, &mut objects, cancel).await {
+            let mut skipped = Vec::new();
+            match self.initial_events(&mut stream, &mut objects, &mut skipped, cancel).await {
                 InitialEvents::Cancelled => return StreamingOutcome::Cancelled,
                 InitialEvents::Incomplete => {
-                    self.report(&ReflectorError::StreamingListIncomplete);
+                    self.note(&ReflectorError::StreamingListIncomplete);
                     return StreamingOutcome::FallBack;
                 }
                 InitialEvents::Failed(err) => {
@@ -97,7 +98,7 @@ where
                     let count = objects.len();
                     let items = objects.into_values().collect();
                     if let Err(source) = self.store.replace(items, resource_version.clone()) {
-                        self.report(&ReflectorError::Store {
+                        self.note(&ReflectorError::Store {
                             operation: StoreOperation::Replace,
                             source,
                         });
@@ -105,6 +106,10 @@ where
                     }
                     self.last_sync.set(&resource_version);
                     tracing::debug!(count, %resource_version, "streaming list synced");
+                    if !skipped.is_empty() {
+                        // Once per streaming list, as for a plain list.
+                        self.report(&ReflectorError::Undecodable(skipped));
+                    }
                     return StreamingOutcome::Synced(stream);
                 }
             }
@@ -115,10 +120,13 @@ where
     /// limit bounds each item and also the whole phase: a stream kept busy by bookmarks or
     /// events but never ended (a proxy that drops the end bookmark and ignores the timeout)
     /// is abandoned when the server would have closed it.
+    /// An object that does not decode is left out (and out of `objects`, should an earlier
+    /// event have put it there) and added to `skipped`.
     async fn initial_events(
         &self,
         stream: &mut WatchStream<K>,
         objects: &mut BTreeMap<String, Arc<K>>,
+        skipped: &mut Vec<SkippedObject>,
         cancel: &CancellationToken,
     ) -> InitialEvents {
         let idle_limit = self.config.watch_idle_limit();
@@ -144,6 +152,7 @@ where
                 Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
                     let key = ObjectKey(&obj).to_string();
                     tracing::debug!(%key, "initial event");
+                    skipped.retain(|earlier| earlier.key != key);
                     objects.insert(key, Arc::new(obj));
                 }
                 Some(Ok(WatchEvent::Deleted(obj))) => {
@@ -162,7 +171,15 @@ where
                 Some(Ok(WatchEvent::Error(status))) => {
                     return InitialEvents::Failed(kube::Error::Api(status));
                 }
-                Some(Err(err)) => return InitialEvents::Failed(err),
+                Some(Err(err)) => match undecodable(&err) {
+                    Some(object) => {
+                        objects.remove(&object.key);
+                        skipped
+                            .retain(|earlier| earlier.key != object.key || object.key.is_empty());
+                        skipped.push(object);
+                    }
+                    None => return InitialEvents::Failed(err),
+                },
             }
         }
     }
@@ -187,16 +204,19 @@ where
         // status from the server, nor a stream that went silent, nor an error mid-stream.
         let unanswered =
             opening && matches!(err, kube::Error::HyperError(_) | kube::Error::Service(_));
-        match self.attempt_failed(state, Phase::StreamingList, err, unanswered, cancel).await {
+        match self
+            .attempt_failed(state, Phase::StreamingList, err, unanswered, opening, cancel)
+            .await
+        {
             Failed::Expired | Failed::BackedOff => None,
             Failed::Cancelled => Some(StreamingOutcome::Cancelled),
             Failed::Other(err, Disposition::Rejected) if opening => {
-                self.report(&ReflectorError::StreamingListRefused(err));
+                self.note(&ReflectorError::StreamingListRefused(err));
                 Some(StreamingOutcome::FallBack)
             }
             // A 5xx, a stall, a decode failure or a refusal in an ERROR event.
             Failed::Other(err, _) => {
-                self.report(&ReflectorError::StreamingList(err));
+                self.note(&ReflectorError::StreamingList(err));
                 Some(StreamingOutcome::FallBack)
             }
         }

@@ -6,7 +6,7 @@ use kube::{Resource, api::WatchParams, core::WatchEvent};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::listwatch::{WatchStream, next_within, open_within};
+use crate::listwatch::{SkippedObject, WatchStream, WireError, next_within, open_within};
 
 use super::{
     ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
@@ -46,6 +46,7 @@ where
         tokio::select! {
             flow = self.watch(state, live, cancel) => flow,
             err = self.resync_loop() => {
+                // client-go: a failed resync ends ListAndWatch with its error.
                 self.report(&err);
                 Flow::RELIST
             }
@@ -85,7 +86,7 @@ where
                     match opened {
                         None => return Flow::Stop,
                         Some(Ok(stream)) => stream,
-                        Some(Err(err)) => match self.watch_failed(state, err, cancel).await {
+                        Some(Err(err)) => match self.watch_failed(state, err, true, cancel).await {
                             Some(flow) => return flow,
                             None => continue,
                         },
@@ -98,7 +99,7 @@ where
                 WatchEnd::Closed { events } => {
                     let elapsed = started.elapsed();
                     if events == 0 && elapsed < VERY_SHORT_WATCH {
-                        self.report(&ReflectorError::VeryShortWatch { elapsed });
+                        self.note(&ReflectorError::VeryShortWatch { elapsed });
                         return Flow::RELIST;
                     }
                     tracing::debug!(
@@ -107,7 +108,7 @@ where
                     );
                 }
                 WatchEnd::Failed(err) => {
-                    if let Some(flow) = self.watch_failed(state, err, cancel).await {
+                    if let Some(flow) = self.watch_failed(state, err, false, cancel).await {
                         return flow;
                     }
                 }
@@ -115,28 +116,34 @@ where
         }
     }
 
-    /// Reports a failed watch. Returns `None` to re-watch from the last resource version
-    /// (after a backoff for throttling, 5xx and transport failures), or the next step.
+    /// Reports a failed watch (`opening`: the request failed, not its stream). Returns
+    /// `None` to re-watch from the last resource version (after a backoff for throttling,
+    /// 5xx and transport failures), or the next step.
     async fn watch_failed(
         &self,
         state: &mut RunState,
         err: kube::Error,
+        opening: bool,
         cancel: &CancellationToken,
     ) -> Option<Flow> {
-        match self.attempt_failed(state, Phase::Watch, err, true, cancel).await {
-            // The project's design doc (DESIGN.md) asks for a consistent relist after a
-            // 410, rather than client-go's relist at the last version first: after an
-            // expiry the watch cache may be the part that is behind.
+        match self.attempt_failed(state, Phase::Watch, err, true, opening, cancel).await {
+            // Relist at the last synced version, as client-go does (see `attempt_failed`).
             Failed::Expired => Some(Flow::RELIST),
             Failed::BackedOff => None,
             Failed::Cancelled => Some(Flow::Stop),
             Failed::Other(err, Disposition::Decode) => {
-                self.report(&ReflectorError::Decode(err));
+                self.note(&ReflectorError::Decode(err));
                 Some(Flow::RELIST)
             }
-            // Rejected (403, 400, ...): relist after the backoff.
+            // Rejected (403, 400, ...): relist after the backoff. A refused request ends
+            // the cycle for the handler too; an ERROR event mid-stream does not (client-go).
             Failed::Other(err, _) => {
-                self.report(&ReflectorError::Watch(err));
+                let err = ReflectorError::Watch(err);
+                if opening {
+                    self.report(&err);
+                } else {
+                    self.note(&err);
+                }
                 Some(Flow::RELIST)
             }
         }
@@ -159,9 +166,31 @@ where
                     }
                     events += 1;
                 }
-                Some(Err(err)) => return WatchEnd::Failed(err),
+                Some(Err(err)) => match undecodable(&err) {
+                    Some(skipped) => {
+                        self.skip(skipped);
+                        events += 1;
+                    }
+                    None => return WatchEnd::Failed(err),
+                },
             }
         }
+    }
+
+    /// Skips a watch event whose object does not decode: reports it, drops the object from
+    /// the store (its cached version is no longer the server's), and moves the resource
+    /// version past it, so that the watch goes on and a later resume does not get it again.
+    /// The object comes back with its first change that decodes.
+    fn skip(&self, skipped: SkippedObject) {
+        if !skipped.key.is_empty()
+            && let Err(source) = self.store.forget(&skipped.key)
+        {
+            self.note(&ReflectorError::Store { operation: StoreOperation::Forget, source });
+        }
+        if let Some(resource_version) = &skipped.resource_version {
+            self.last_sync.set(resource_version);
+        }
+        self.report(&ReflectorError::Undecodable(vec![skipped]));
     }
 
     /// Applies one watch event; an `ERROR` event becomes the error it carries.
@@ -186,12 +215,20 @@ where
             _ => self.store.delete(obj),
         };
         if let Err(source) = stored {
-            // As client-go: report, and keep watching.
-            self.report(&ReflectorError::Store { operation, source });
+            // As client-go: log, and keep watching.
+            self.note(&ReflectorError::Store { operation, source });
         }
         if let Some(resource_version) = resource_version {
             self.last_sync.set(&resource_version);
         }
         Ok(())
+    }
+}
+
+/// The object of a watch event that does not decode, if that is what `err` is.
+pub(super) fn undecodable(err: &kube::Error) -> Option<SkippedObject> {
+    match WireError::find_in(err)? {
+        WireError::UndecodableObject { object, .. } => Some(object.clone()),
+        _ => None,
     }
 }

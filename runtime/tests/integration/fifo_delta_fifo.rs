@@ -525,3 +525,28 @@ async fn works_with_an_indexer_as_known_objects() {
     f.resync().unwrap();
     assert_eq!(f.len(), 2, "resync skips queued keys");
 }
+
+// No client-go counterpart: client-go cannot skip an object that does not decode. A key
+// forgotten this way gets the tombstone a relist without it would queue.
+#[test]
+fn forget_queues_a_tombstone_with_the_last_known_state() {
+    // Known only to the consumer: the tombstone carries the known object.
+    let f = with_known(vec![obj("foo", 1)]);
+    f.forget("foo");
+    assert_eq!(render(&f.get_by_key("foo").unwrap()), [D::Tombstone("foo", 1)]);
+
+    // Queued: the tombstone carries the newest queued state.
+    let f = with_known(vec![obj("foo", 1)]);
+    f.update(obj("foo", 2)).unwrap();
+    f.forget("foo");
+    assert_eq!(render(&f.get_by_key("foo").unwrap()), [D::Updated(2), D::Tombstone("foo", 2)]);
+
+    // Unknown, or already queued as deleted: nothing to forget.
+    let f = with_known(vec![]);
+    f.forget("foo");
+    assert!(f.get_by_key("foo").is_none());
+    let f = with_known(vec![obj("foo", 1)]);
+    f.delete(del(obj("foo", 3))).unwrap();
+    f.forget("foo");
+    assert_eq!(render(&f.get_by_key("foo").unwrap()), [D::Deleted(3)]);
+}

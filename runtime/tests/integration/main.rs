@@ -28,6 +28,7 @@ mod reflector_list;
 mod reflector_resync;
 mod reflector_streaming;
 mod reflector_support;
+mod reflector_undecodable;
 mod reflector_watch;
 mod store_concurrency;
 mod store_indexer;

@@ -102,6 +102,9 @@ pub(crate) const KNOWN_COUNTS: ReflectorCounts = ReflectorCounts {
     watch_failures: 1,
     events: EventCounts { added: 2, modified: 1, deleted: 1, bookmarks: 2, errors: 1 },
     replaces: 3,
+    stalls: 0,
+    expirations: 2,
+    undecodable_objects: 0,
 };
 
 /// Runs [`known_sequence`] to its end.

@@ -67,11 +67,15 @@ async fn failing_watch_requests_back_off_and_rewatch_without_relisting() {
     assert_eq!(gaps_ms(&watch_instants(&h)), [800, 1600, 3200, 6400]);
     assert!(h.lw.watches().iter().all(|(_, rv, _)| rv == "10"));
     assert_eq!(h.lw.lists().len(), 1, "retriable watch errors must not relist");
-    let codes: Vec<_> = h.reported().iter().map(|r| (r.kind, r.code)).collect();
+    let codes: Vec<_> = h.observed().iter().map(|r| (r.kind, r.code)).collect();
     assert_eq!(
         codes,
         [("watch", Some(500)), ("watch", Some(503)), ("watch", None), ("watch", Some(429))]
     );
+    // client-go: reflector.go isWatchErrorRetriable: a refused connection and a 429 are
+    // retried inside the cycle; any other failed watch request ends it, for the handler.
+    let codes: Vec<_> = h.reported().iter().map(|r| (r.kind, r.code)).collect();
+    assert_eq!(codes, [("watch", Some(500)), ("watch", Some(503))]);
     h.stop().await;
 }
 

@@ -95,13 +95,21 @@ async fn a_final_partial_line_is_a_typed_truncation_error() {
 }
 
 #[tokio::test]
-async fn a_wrongly_typed_event_is_a_serde_error_not_an_empty_status() {
-    let wrong = r#"{"type":"ADDED","object":{"metadata":{"name":"x","labels":"flat"}}}"#;
+async fn a_wrongly_typed_event_is_an_undecodable_object_not_an_empty_status() {
+    let wrong = r#"{"type":"ADDED","object":{"metadata":{"name":"x","namespace":"ns","resourceVersion":"8","labels":"flat"}}}"#;
     let next = format!("{{\"type\":\"ADDED\",\"object\":{}}}\n", pod("b"));
-    let events = watch_all(client(200, &[wrong, "\n", &next]), false).await;
-    assert!(matches!(&events[0], Err(kube::Error::SerdeError(_))), "{:?}", events[0]);
-    // The stream itself goes on; the reflector decides to stop and relist.
+    let invalid = r#"{"type":"ADDED","object":{"metadata":{]}}"#;
+    let events = watch_all(client(200, &[wrong, "\n", &next, invalid, "\n"]), false).await;
+    let Err(err) = &events[0] else { panic!("{:?}", events[0]) };
+    let Some(WireError::UndecodableObject { event, object }) = WireError::find_in(err) else {
+        panic!("{err:?}")
+    };
+    assert_eq!((event.as_str(), object.key.as_str()), ("ADDED", "ns/x"));
+    assert_eq!(object.resource_version.as_deref(), Some("8"));
+    // The stream itself goes on; the reflector skips the object.
     assert!(matches!(&events[1], Ok(WatchEvent::Added(_))));
+    // Invalid JSON is not an object of the wrong shape: it stays a decode error.
+    assert!(matches!(&events[2], Err(kube::Error::SerdeError(_))), "{:?}", events[2]);
 }
 
 #[tokio::test]
@@ -157,4 +165,19 @@ async fn a_wrongly_typed_list_item_is_a_serde_error() {
     let lw = ApiListerWatcher::new(Api::<Pod>::all(client(200, &[list])));
     let err = lw.list(&ListParams::default()).await.unwrap_err();
     assert!(matches!(err, kube::Error::SerdeError(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn list_page_skips_a_wrongly_typed_item_and_keeps_the_others() {
+    let list = format!(
+        r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"7"}},"items":[{},{{"metadata":{{"name":"x","labels":"flat"}}}},{}]}}"#,
+        pod("a"),
+        pod("b")
+    );
+    let lw = ApiListerWatcher::new(Api::<Pod>::all(client(200, &[&list])));
+    let page = lw.list_page(&ListParams::default()).await.unwrap();
+    let names: Vec<_> = page.list.items.iter().map(|p| p.metadata.name.clone().unwrap()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(page.skipped.len(), 1);
+    assert_eq!(page.skipped[0].key, "x");
 }

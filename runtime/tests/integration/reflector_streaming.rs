@@ -61,14 +61,16 @@ async fn refused_streaming_list_falls_back_to_a_list_and_streams_again_at_the_ne
     assert!(watches[0].0.send_initial_events);
     assert!(!watches[1].0.send_initial_events);
     assert_eq!(watches[1].1, "10");
-    // The relist after the 410 is a streaming list again, from a consistent read.
+    // The relist after the 410 is a streaming list again, from the last synced version
+    // (client-go: a watch's expiry leaves the last resource version usable).
     assert!(watches[2].0.send_initial_events);
-    assert_eq!(watches[2].1, "");
+    assert_eq!(watches[2].1, "10");
     let lists = h.lw.lists();
     assert_eq!(lists.len(), 1);
     assert_eq!(lists[0].0.resource_version.as_deref(), Some("0"));
-    let kinds: Vec<_> = h.reported().iter().map(|r| r.kind).collect();
+    let kinds: Vec<_> = h.observed().iter().map(|r| r.kind).collect();
     assert_eq!(kinds, ["streaming-list-refused", "expired"]);
+    assert!(h.reported().is_empty(), "a fallback and an expiry end no cycle");
     h.stop().await;
 }
 
@@ -90,7 +92,8 @@ async fn error_event_during_a_streaming_list_falls_back_to_a_list() {
     assert!(!watches[1].0.send_initial_events);
     assert_eq!(watches[1].1, "10");
     assert_eq!(h.lw.lists().len(), 1);
-    assert_eq!(h.reported(), [Reported { kind: "streaming-list", code: Some(500) }]);
+    assert_eq!(h.observed(), [Reported { kind: "streaming-list", code: Some(500) }]);
+    assert!(h.reported().is_empty(), "client-go logs the fallback, its handler is not called");
     h.stop().await;
 }
 
@@ -106,7 +109,8 @@ async fn server_error_opening_a_streaming_list_falls_back_to_a_list() {
     h.until("the plain watch", |h| h.lw.watches().len() == 2).await;
     assert_eq!(h.lw.lists().len(), 1);
     assert!(!h.lw.watches()[1].0.send_initial_events);
-    assert_eq!(h.reported(), [Reported { kind: "streaming-list", code: Some(503) }]);
+    assert_eq!(h.observed(), [Reported { kind: "streaming-list", code: Some(503) }]);
+    assert!(h.reported().is_empty());
     h.stop().await;
 }
 
@@ -119,7 +123,7 @@ async fn stream_without_end_bookmark_falls_back_to_a_list() {
         .watch(WatchScript::Hang(vec![]));
     let h = Harness::start(lw, streaming());
     h.until("the plain watch", |h| h.lw.watches().len() == 2).await;
-    assert_eq!(h.reported()[0].kind, "streaming-list-incomplete");
+    assert_eq!(h.observed()[0].kind, "streaming-list-incomplete");
     assert_eq!(h.lw.lists().len(), 1);
     // Nothing from the incomplete stream reached the store.
     assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into()], "10".into())]);
@@ -149,9 +153,11 @@ async fn throttled_streaming_list_is_retried_with_backoff() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn expired_live_stream_restreams_from_a_consistent_read() {
+async fn expired_live_stream_restreams_from_the_last_resource_version() {
     // client-go: reflector_watchlist_test.go TestWatchList "expiring an established
-    // watcher results in returning an error from the reflector"
+    // watcher results in returning an error from the reflector"; the expiry of the live
+    // stream is a watch's, which leaves the last version usable (reflector.go watch(),
+    // isExpiredError), and watchList restreams from rewatchResourceVersion().
     let lw = FakeListerWatcher::new()
         .watch(WatchScript::Hang(vec![
             Ok(WatchEvent::Added(pod("a", "1"))),
@@ -163,7 +169,7 @@ async fn expired_live_stream_restreams_from_a_consistent_read() {
     let h = Harness::start(lw, streaming());
     h.until("the second sync", |h| h.store.ops().len() == 2).await;
     let watches = h.lw.watches();
-    assert_eq!(watches[1].1, "", "after a 410 the stream restarts from \"\"");
+    assert_eq!(watches[1].1, "9", "after a 410 the stream restarts from the last version");
     assert!(watches[1].0.send_initial_events);
     assert_eq!(h.store.ops()[1], Op::Replace(vec![], "20".into()));
     h.stop().await;
@@ -191,7 +197,8 @@ async fn stalled_initial_events_fall_back_to_a_list() {
     assert_eq!(lists.len(), 1);
     assert_eq!(lists[0].1.duration_since(watches[0].2), std::time::Duration::from_millis(65_000));
     assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into()], "5".into())]);
-    assert_eq!(h.reported(), [Reported { kind: "streaming-list", code: None }]);
+    assert_eq!(h.observed(), [Reported { kind: "streaming-list", code: None }]);
+    assert!(h.reported().is_empty());
     h.stop().await;
 }
 
@@ -218,6 +225,6 @@ async fn initial_events_without_end_bookmark_are_abandoned_at_the_idle_limit() {
         lists[0].1.duration_since(h.lw.watches()[0].2),
         std::time::Duration::from_millis(65_000)
     );
-    assert_eq!(h.reported()[0].kind, "streaming-list-incomplete");
+    assert_eq!(h.observed()[0].kind, "streaming-list-incomplete");
     h.stop().await;
 }

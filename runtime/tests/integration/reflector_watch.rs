@@ -74,8 +74,11 @@ async fn quiet_watch_that_times_out_resumes_without_relisting() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn gone_watch_request_relists_with_a_consistent_read() {
-    // client-go: reflector_test.go TestReflectorListAndWatchWithErrors (410 on watch)
+async fn gone_watch_request_relists_at_the_last_resource_version_without_a_limit() {
+    // client-go: reflector.go watch(), isExpiredError: "Don't set
+    // LastSyncResourceVersionUnavailable - LIST call with ResourceVersion=RV already has a
+    // semantic that it returns data at least as fresh as provided RV", and its pager sends
+    // such a list without a limit so that the watch cache serves it, not etcd.
     let lw = listed()
         .watch(WatchScript::Fail(api_error(410, "Gone")))
         .list(Ok(page(vec![pod("a", "1")], "200", None)))
@@ -84,16 +87,19 @@ async fn gone_watch_request_relists_with_a_consistent_read() {
     h.until("the second watch", |h| h.lw.watches().len() == 2).await;
     let lists = h.lw.lists();
     assert_eq!(lists.len(), 2);
-    assert_eq!(lists[1].0.resource_version, None, "relist must be a consistent read");
+    assert_eq!(lists[1].0.resource_version.as_deref(), Some("100"), "at the last version");
+    assert_eq!(lists[1].0.limit, None, "whole, from the watch cache");
     assert_eq!(h.lw.watches()[1].1, "200");
-    assert_eq!(h.reported(), [Reported { kind: "expired", code: Some(410) }]);
+    assert_eq!(h.observed(), [Reported { kind: "expired", code: Some(410) }]);
+    assert!(h.reported().is_empty(), "a routine expiry does not reach the handler");
     assert_eq!(h.store.ops().last(), Some(&Op::Replace(vec!["a@1".into()], "200".into())));
     h.stop().await;
 }
 
 #[tokio::test(start_paused = true)]
-async fn expired_error_event_relists_with_a_consistent_read() {
-    // client-go: reflector_test.go TestReflectorListAndWatchWithErrors (ERROR event, Expired)
+async fn expired_error_event_relists_at_the_last_resource_version() {
+    // client-go: reflector_test.go TestReflectorListAndWatchWithErrors (ERROR event, Expired),
+    // with the relist at the last observed version (reflector.go watch(), isExpiredError).
     let lw = listed()
         .watch(WatchScript::Hang(vec![
             Ok(WatchEvent::Added(pod("c", "101"))),
@@ -103,9 +109,32 @@ async fn expired_error_event_relists_with_a_consistent_read() {
         .watch(WatchScript::Hang(vec![]));
     let h = Harness::start(lw, config());
     h.until("the second watch", |h| h.lw.watches().len() == 2).await;
-    assert_eq!(h.lw.lists()[1].0.resource_version, None);
-    assert_eq!(h.reported()[0].kind, "expired");
+    assert_eq!(h.lw.lists()[1].0.resource_version.as_deref(), Some("101"));
+    assert_eq!(h.observed()[0].kind, "expired");
+    assert!(h.reported().is_empty());
     assert_eq!(h.version.get(), "300");
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn refused_relist_after_a_gone_watch_falls_back_to_a_consistent_paginated_list() {
+    // client-go: reflector.go list(): a list at the last version answered expired (or too
+    // large) sets isLastSyncResourceVersionUnavailable and lists again at once at "",
+    // a consistent read, in pages.
+    let lw = listed()
+        .watch(WatchScript::Fail(api_error(410, "Gone")))
+        .list(Err(api_error(410, "Expired")))
+        .list(Ok(page(vec![pod("a", "1")], "300", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 3);
+    assert_eq!((lists[1].0.resource_version.as_deref(), lists[1].0.limit), (Some("100"), None));
+    assert_eq!((lists[2].0.resource_version.as_deref(), lists[2].0.limit), (None, Some(500)));
+    assert_eq!(lists[2].1, lists[1].1, "retried without a backoff");
+    assert_eq!(h.lw.watches()[1].1, "300");
+    assert!(h.reported().is_empty(), "{:?}", h.reported());
     h.stop().await;
 }
 
@@ -122,7 +151,7 @@ async fn decode_error_is_reported_then_relists_without_losing_objects() {
         .watch(WatchScript::Hang(vec![]));
     let h = Harness::start(lw, config());
     h.until("the relist's watch", |h| h.lw.watches().len() == 2).await;
-    assert_eq!(h.reported(), [Reported { kind: "decode", code: None }]);
+    assert_eq!(h.observed(), [Reported { kind: "decode", code: None }]);
     let lists = h.lw.lists();
     assert_eq!(lists.len(), 2);
     // Not an expiry: the relist asks for the last synced version.
@@ -150,7 +179,9 @@ async fn very_short_empty_watch_counts_as_failure() {
         .watch(WatchScript::Hang(vec![]));
     let h = Harness::start(lw, config());
     h.until("the second watch", |h| h.lw.watches().len() == 2).await;
-    assert_eq!(h.reported()[0].kind, "very-short-watch");
+    assert_eq!(h.observed()[0].kind, "very-short-watch");
+    // client-go: handleWatch's very-short-watch error is logged by watch(), which returns nil.
+    assert!(h.reported().is_empty());
     let lists = h.lw.lists();
     assert_eq!(lists.len(), 2);
     assert_eq!(
@@ -171,7 +202,8 @@ async fn store_errors_are_reported_and_the_watch_goes_on() {
     let h = Harness::start_with(lw, config(), |_| {});
     h.store.fail_adds();
     h.until("both events", |h| h.store.ops().len() == 3).await;
-    assert_eq!(h.reported(), [Reported { kind: "store", code: None }]);
+    assert_eq!(h.observed(), [Reported { kind: "store", code: None }]);
+    assert!(h.reported().is_empty(), "client-go: utilruntime.HandleError, not the handler");
     assert_eq!(h.version.get(), "102");
     assert_eq!(h.lw.lists().len(), 1);
     h.stop().await;
@@ -215,7 +247,8 @@ async fn silent_watch_is_abandoned_after_its_timeout_and_resumes_without_relisti
     // 60 s timeout + 5 s margin, then the first backoff step (800 ms, no jitter).
     assert_eq!(watches[1].2.duration_since(watches[0].2), Duration::from_millis(65_800));
     assert_eq!(h.lw.lists().len(), 1, "a stalled watch must not relist");
-    assert_eq!(h.reported(), [Reported { kind: "watch", code: None }]);
+    assert_eq!(h.observed(), [Reported { kind: "watch", code: None }]);
+    assert!(h.reported().is_empty(), "a broken stream is resumed inside the cycle");
     h.stop().await;
 }
 
@@ -230,6 +263,9 @@ async fn unanswered_watch_request_is_abandoned_after_its_timeout() {
     assert_eq!(watches[1].1, "100");
     assert_eq!(watches[1].2.duration_since(watches[0].2), Duration::from_millis(65_800));
     assert_eq!(h.lw.lists().len(), 1);
+    // A failed watch request, other than a refused connection or a 429: client-go's
+    // handler would see it (its watch request would wait forever instead).
+    assert_eq!(h.reported(), [Reported { kind: "watch", code: None }]);
     h.stop().await;
 }
 
@@ -264,6 +300,36 @@ async fn zero_idle_margin_never_abandons_a_watch() {
     h.until("the watch", |h| h.lw.watches().len() == 1).await;
     tokio::time::sleep(Duration::from_secs(3600)).await;
     assert_eq!(h.lw.watches().len(), 1);
+    assert!(h.reported().is_empty());
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refused_watch_request_reaches_the_handler_and_relists() {
+    // client-go: reflector.go watch(): a watch request error that isWatchErrorRetriable
+    // rejects is returned by ListAndWatch, so Run passes it to the watch-error handler.
+    let lw = listed()
+        .watch(WatchScript::Fail(api_error(403, "Forbidden")))
+        .list(Ok(page(vec![pod("a", "1")], "200", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.reported(), [Reported { kind: "watch", code: Some(403) }]);
+    assert_eq!(h.lw.lists().len(), 2, "a refusal relists");
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_error_event_mid_stream_relists_without_reaching_the_handler() {
+    // client-go: reflector.go watch(): handleWatch's error for an ERROR event is logged
+    // ("watch ended with error") and watch() returns nil: the handler is not called.
+    let lw = listed()
+        .watch(WatchScript::Hang(vec![Ok(error_event(403, "Forbidden"))]))
+        .list(Ok(page(vec![pod("a", "1")], "200", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the second watch", |h| h.lw.watches().len() == 2).await;
+    assert_eq!(h.observed(), [Reported { kind: "watch", code: Some(403) }]);
     assert!(h.reported().is_empty());
     h.stop().await;
 }

@@ -33,6 +33,8 @@ struct Rules {
     refuse_streaming_lists: bool,
     /// Plain watches still to answer with a 410 ERROR event.
     expire_watches: u32,
+    /// Plain lists still to answer with a 410 Status.
+    expire_lists: u32,
 }
 
 struct State {
@@ -119,6 +121,13 @@ impl FaultProxy {
         self.state.rules.lock().expire_watches = n;
     }
 
+    /// Answers the next `n` plain lists (GET requests without `watch`) with a 410 `Expired`
+    /// Status, as a server answers a list at a resourceVersion it cannot serve. The
+    /// requests are logged in [`requests`](Self::requests) all the same.
+    pub fn expire_next_lists(&self, n: u32) {
+        self.state.rules.lock().expire_lists = n;
+    }
+
     /// Every request the proxy forwarded so far, as `METHOD path?query` (no headers, no
     /// bodies), in arrival order: what a test asserts the client asked for.
     pub fn requests(&self) -> Vec<String> {
@@ -187,6 +196,13 @@ async fn forward(
     let (parts, body) = request.into_parts();
     let target = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     state.requests.lock().push(format!("{} {target}", parts.method));
+    if parts.method == http::Method::GET && !query.contains("watch=") {
+        let mut rules = state.rules.lock();
+        if rules.expire_lists > 0 {
+            rules.expire_lists -= 1;
+            return Ok(list_expired());
+        }
+    }
     let body = body.collect().await.map_err(std::io::Error::other)?.to_bytes();
     let mut upstream = http::Request::builder()
         .method(parts.method)
@@ -235,6 +251,20 @@ fn watch_progress_disabled() -> http::Response<ProxyBody> {
 
 fn watch_expired() -> http::Response<ProxyBody> {
     error_event("too old resource version: injected by the fault proxy", "Expired", 410)
+}
+
+/// A 410 `Expired` Status answer to a list, as kube-apiserver sends one.
+fn list_expired() -> http::Response<ProxyBody> {
+    let status = serde_json::json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "too old resource version: injected by the fault proxy",
+        "reason": "Expired", "code": 410,
+    });
+    http::Response::builder()
+        .status(http::StatusCode::GONE)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(full(status.to_string()))
+        .expect("a static response")
 }
 
 /// A watch response of one ERROR event carrying a Status, as kube-apiserver's watch cache

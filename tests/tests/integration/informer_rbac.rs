@@ -1,4 +1,4 @@
-//! A 403 on list does not hot-loop: the reflector backs off, reports every error to the
+//! A 403 on list does not hot-loop: the reflector backs off, reports every failed list to the
 //! watch-error handler, `wait_for_cache_sync` with a timeout reports the informer as not
 //! synced, and the informer recovers once access is granted (client-go:
 //! reflector_test.go TestReflectorListAndWatchWithErrors / backoff manager behaviour). On

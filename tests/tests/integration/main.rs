@@ -21,6 +21,7 @@ mod reliability_chaos;
 mod reliability_handlers;
 mod reliability_load;
 mod reliability_panics;
+mod reliability_poison;
 mod reliability_secrets;
 mod reliability_soak;
 mod reliability_stall;

@@ -1,10 +1,12 @@
-//! Bad input from the server: each case yields a typed error through the watch-error handler
-//! (or, for input that is valid, none), no panic, every other object intact in the cache, and
-//! recovery (cache == server) once the server is healthy again.
+//! Bad input from the server: each case yields a typed error through the informer's error
+//! observer (or, for input that is valid, none), no panic, every other object intact in the
+//! cache, and recovery (cache == server) once the server is healthy again.
 //!
 //! client-go: reflector.go's handling of list and watch decode failures (watchHandler returns
 //! the error, the reflector relists; the store is only ever replaced by a complete list), and
-//! delta_fifo.go's `KeyError` for objects whose key cannot be computed.
+//! delta_fifo.go's `KeyError` for objects whose key cannot be computed. Where client-go fails
+//! the whole list or ends the watch for an object of the wrong shape, we skip that object
+//! (see `reliability_poison`).
 //!
 //! Two cases cannot report a clear error today because kube's client hides them before the
 //! reflector sees anything (see each test): a watch cut in the middle of an event line ends
@@ -30,7 +32,7 @@ struct Fixture {
     errors: Arc<Mutex<Vec<Seen>>>,
 }
 
-/// One error the watch-error handler received.
+/// One error the error observer received.
 #[derive(Debug, Clone)]
 struct Seen {
     variant: String,
@@ -48,6 +50,7 @@ fn variant(err: &ReflectorError) -> &'static str {
         ReflectorError::Decode(_) => "Decode",
         ReflectorError::Store { .. } => "Store",
         ReflectorError::VeryShortWatch { .. } => "VeryShortWatch",
+        ReflectorError::Undecodable(_) => "Undecodable",
         _ => "Other",
     }
 }
@@ -95,7 +98,7 @@ impl Fixture {
         let errors = Arc::new(Mutex::new(Vec::new()));
         let seen = Arc::clone(&errors);
         informer
-            .set_watch_error_handler(move |err| {
+            .set_error_observer(move |err| {
                 seen.lock().push(Seen {
                     variant: variant(err).to_string(),
                     text: chain(err),
@@ -215,21 +218,25 @@ async fn malformed_json_item_in_a_list_fails_the_list_and_keeps_the_cache() {
     fx.finish().await;
 }
 
+/// client-go fails the whole list here (and relists forever); we skip the one item.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn wrongly_typed_field_in_a_list_fails_the_list_and_keeps_the_cache() {
+async fn wrongly_typed_item_in_a_list_is_skipped_and_the_rest_replaced() {
     let fx = Fixture::start().await;
     let before = cache_model(&fx.informer.get_indexer().list());
     fx.server.faults().malformed_in_next_list("configmaps", Malformed::WrongType);
     force_relist(&fx.server).await;
-    fx.expect_error("List", "").await;
+    let seen = fx.expect_error("Undecodable", "default/malformed-").await;
+    assert!(!seen.text.contains("this-should-be-a-map"), "no contents: {}", seen.text);
+    assert!(!fx.variants().iter().any(|v| v == "List"), "the list itself succeeded");
     let during = cache_model(&fx.informer.get_indexer().list());
-    assert!(before.keys().all(|key| during.contains_key(key)));
+    assert_eq!(during, before, "every listed object, without the skipped one");
     fx.recovers().await;
     fx.finish().await;
 }
 
-/// `variant` is the error the case produces: both a syntax error and a wrongly typed field
-/// are `Decode` errors (kube's own watch decoder turned the latter into an empty Status).
+/// `variant` is the error the case produces: a syntax error is a `Decode` error and
+/// relists; a wrongly typed field skips that one event (kube's own watch decoder turned it
+/// into an empty Status).
 async fn malformed_watch_event(malformed: Malformed, variant: &str, needle: &str) {
     let fx = Fixture::start().await;
     let before = cache_model(&fx.informer.get_indexer().list());
@@ -254,8 +261,9 @@ async fn malformed_json_in_a_watch_is_a_decode_error() {
 /// error (not an `ERROR` event with an empty Status, as kube's own watch decoder makes
 /// it), then the relist.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn wrongly_typed_field_in_a_watch_is_a_decode_error() {
-    malformed_watch_event(Malformed::WrongType, "Decode", "invalid type").await;
+async fn wrongly_typed_field_in_a_watch_skips_that_event() {
+    malformed_watch_event(Malformed::WrongType, "Undecodable", "do not decode: default/malformed-")
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -15,14 +15,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube_informers_runtime::TypedInformerFactory;
-use kube_informers_runtime::listwatch::WireError;
-use kube_informers_runtime::reflector::{BackoffConfig, ReflectorConfig, ReflectorError};
+use kube_informers_runtime::reflector::{BackoffConfig, ReflectorConfig};
 use kube_informers_testkit::{InjectedFailure, TestApiServer};
 use kube_informers_tests::{CallbackModel, Recorder, cache_model, init_tracing, peak_rss_kib};
 use rand::rngs::StdRng;
@@ -182,16 +180,11 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     let informer = factory.informer_for::<ConfigMap>();
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();
-    // The last few reflector errors, printed if the seed diverges.
+    // The last few errors that ended a list-and-watch cycle, printed if the seed diverges.
     let errors = Arc::new(parking_lot::Mutex::new(std::collections::VecDeque::new()));
     let sink = errors.clone();
-    let stalls = Arc::new(AtomicU64::new(0));
-    let stall_count = stalls.clone();
     informer
         .set_watch_error_handler(move |err| {
-            if is_stall(err) {
-                stall_count.fetch_add(1, Ordering::Relaxed);
-            }
             let mut last = sink.lock();
             if last.len() == 8 {
                 last.pop_front();
@@ -288,7 +281,7 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
     };
     within(seed, "shut the factory down", factory.shutdown()).await;
     summary.seeds += 1;
-    summary.stalled_watches += stalls.load(Ordering::Relaxed);
+    summary.stalled_watches += informer.stats().reflector.stalls;
     if !converged {
         summary.divergences += 1;
         panic!("seed {seed}: cache, server and callback model did not converge");
@@ -311,15 +304,6 @@ async fn bounded<T>(
             None
         }
     }
-}
-
-/// Whether the reflector abandoned a watch that went silent.
-fn is_stall(err: &ReflectorError) -> bool {
-    let ReflectorError::Watch(kube::Error::ReadEvents(io)) = err else { return false };
-    matches!(
-        io.get_ref().and_then(|e| e.downcast_ref::<WireError>()),
-        Some(WireError::Stalled { .. })
-    )
 }
 
 /// Awaits one step of a seed, failing the seed (rather than hanging the run) if the step

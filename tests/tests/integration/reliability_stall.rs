@@ -56,7 +56,7 @@ async fn unanswered_watch_recovers(streaming_list: bool) {
     let stalls = Arc::new(Mutex::new(Vec::new()));
     let sink = stalls.clone();
     informer
-        .set_watch_error_handler(move |err| {
+        .set_error_observer(move |err| {
             if let Some(idle) = stalled_for(err) {
                 sink.lock().push(idle);
             }

@@ -12,6 +12,16 @@ fn decode_in_chunks<K: DeserializeOwned + Clone>(
     batch: usize,
     options: DecodeOptions,
 ) -> serde_json::Result<ObjectList<K>> {
+    decode_skipping(body, chunk, batch, options).map(|(list, _)| list)
+}
+
+/// As [`decode_in_chunks`], with the items skipped as undecodable.
+fn decode_skipping<K: DeserializeOwned + Clone>(
+    body: &[u8],
+    chunk: usize,
+    batch: usize,
+    options: DecodeOptions,
+) -> serde_json::Result<(ObjectList<K>, Vec<SkippedObject>)> {
     let mut decoder = ListDecoder::with_batch(options, batch);
     for piece in body.chunks(chunk.max(1)) {
         decoder.feed(piece)?;
@@ -84,11 +94,42 @@ fn null_or_empty_items_and_missing_types_are_an_empty_v1_list() {
 }
 
 #[test]
-fn malformed_lists_are_errors() {
-    let wrong = br#"{"items":[{"metadata":{"name":"a","labels":"flat"}}]}"#;
-    for result in every_cut::<ConfigMap>(wrong, PLAIN) {
-        assert_eq!(result.unwrap_err().classify(), serde_json::error::Category::Data);
+fn a_wrongly_typed_item_is_skipped_and_the_rest_kept_however_the_list_is_cut() {
+    // controller-runtime #2591 ("a single bad object will break the entire informer"):
+    // client-go fails the whole list; we keep every other item.
+    let body = serde_json::to_vec(&json!({
+        "kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourceVersion": "9"},
+        "items": [
+            config_map("a"),
+            {"metadata": {"name": "bad", "namespace": "ns", "resourceVersion": "4",
+                          "labels": "top-secret-value"},
+             "data": {"k": ["nested", {"deep": "]}"}]}},
+            config_map("c"),
+        ]
+    }))
+    .unwrap();
+    for options in [PLAIN, SKIP] {
+        let mut cuts = vec![decode_skipping::<ConfigMap>(&body, body.len(), BATCH, options)];
+        for chunk in [1, 2, 7, 64] {
+            cuts.push(decode_skipping(&body, chunk, 1, options));
+            cuts.push(decode_skipping(&body, chunk, 100, options));
+        }
+        for decoded in cuts {
+            let (list, skipped) = decoded.unwrap();
+            let names: Vec<_> =
+                list.items.iter().map(|cm| cm.metadata.name.clone().unwrap()).collect();
+            assert_eq!(names, ["a", "c"]);
+            assert_eq!(list.metadata.resource_version.as_deref(), Some("9"));
+            assert_eq!(skipped.len(), 1);
+            assert_eq!(skipped[0].key, "ns/bad");
+            assert_eq!(skipped[0].resource_version.as_deref(), Some("4"));
+            assert!(!skipped[0].reason.contains("top-secret-value"), "{}", skipped[0].reason);
+        }
     }
+}
+
+#[test]
+fn malformed_lists_are_errors() {
     for body in [
         &br#"{"metadata":{}}"#[..],         // no items
         br#"{"items":[]} x"#,               // trailing garbage

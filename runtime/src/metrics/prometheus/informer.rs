@@ -65,6 +65,9 @@ impl Series {
 /// | `informer_watch_failures_total` | counter | `resource`, `informer` | watch requests that failed |
 /// | `informer_events_total` | counter | `resource`, `informer`, `type` | watch events: `added`, `modified`, `deleted`, `bookmark`, `error` |
 /// | `informer_relists_total` | counter | `resource`, `informer` | complete lists after the first |
+/// | `informer_stalls_total` | counter | `resource`, `informer` | lists and watches abandoned as silent (presumed dead connections) |
+/// | `informer_expirations_total` | counter | `resource`, `informer` | requests answered `410 Expired` (or "resource version too large") |
+/// | `informer_undecodable_objects_total` | counter | `resource`, `informer` | objects skipped because they do not decode, once per list and per watch event |
 /// | `informer_handler_pending` | gauge | `resource`, `informer`, `handler` | notifications queued for each handler (`handler`: its [`ListenerId`](crate::ListenerId)) |
 /// | `informer_synced` | gauge | `resource`, `informer` | 1 once the initial list reached the cache |
 /// | `informer_last_sync_resource_version` | gauge | `resource`, `informer` | the last synced resourceVersion, when numeric (as on etcd) |
@@ -245,6 +248,24 @@ impl Collector for InformerCollector {
             "informer_relists",
             "Complete lists (plain or streaming) after the first.",
             by_resource(|s| s.reflector.relists()),
+        )?;
+        counter(
+            &mut encoder,
+            "informer_stalls",
+            "Lists and watches abandoned because nothing arrived within their idle limit.",
+            by_resource(|s| s.reflector.stalls),
+        )?;
+        counter(
+            &mut encoder,
+            "informer_expirations",
+            "Lists and watches answered 410 Expired or resource version too large.",
+            by_resource(|s| s.reflector.expirations),
+        )?;
+        counter(
+            &mut encoder,
+            "informer_undecodable_objects",
+            "Objects skipped because they do not decode, once per list and per watch event.",
+            by_resource(|s| s.reflector.undecodable_objects),
         )?;
         gauge(
             &mut encoder,

@@ -21,7 +21,9 @@ use kube::{
     api::{ListParams, WatchParams},
     core::{ObjectList, Status, TypeMeta, WatchEvent, watch::Bookmark, watch::BookmarkMeta},
 };
-use kube_informers_runtime::listwatch::{ListerWatcher, WatchStream};
+use kube_informers_runtime::listwatch::{
+    ListPage, ListerWatcher, SkippedObject, WatchStream, WireError,
+};
 use kube_informers_runtime::reflector::{
     BackoffConfig, BoxError, LastSyncResourceVersion, Reflector, ReflectorConfig, ReflectorError,
     ReflectorStore,
@@ -97,6 +99,22 @@ fn bookmark_with(rv: &str, annotations: BTreeMap<String, String>) -> WatchEvent<
     })
 }
 
+/// What is known of pod `name` in `default` at `rv`, skipped as undecodable.
+pub fn skipped(name: &str, rv: &str) -> SkippedObject {
+    SkippedObject {
+        key: format!("default/{name}"),
+        resource_version: Some(rv.into()),
+        reason: "invalid data at line 1 column 40".into(),
+    }
+}
+
+/// What `ApiListerWatcher`'s watch stream yields for an event (`ADDED`, `MODIFIED`,
+/// `DELETED`) whose object does not decode.
+pub fn undecodable_event(event: &str, name: &str, rv: &str) -> kube::Error {
+    let wire = WireError::UndecodableObject { event: event.into(), object: skipped(name, rv) };
+    kube::Error::ReadEvents(std::io::Error::other(wire))
+}
+
 /// What the watch stream of a real client yields for an undecodable event.
 pub fn decode_error() -> kube::Error {
     kube::Error::SerdeError(serde_json::from_str::<Pod>(r#"{"metadata": 5}"#).unwrap_err())
@@ -142,7 +160,7 @@ impl Call {
 /// A `ListerWatcher` that answers from queues and records every call. Once a queue is
 /// empty, lists never complete and watches stay open without events.
 pub struct FakeListerWatcher {
-    lists: Mutex<VecDeque<Result<ObjectList<Pod>, kube::Error>>>,
+    lists: Mutex<VecDeque<Result<ListPage<Pod>, kube::Error>>>,
     watches: Mutex<VecDeque<WatchScript>>,
     calls: Mutex<Vec<Call>>,
     progress: Arc<Notify>,
@@ -159,7 +177,13 @@ impl FakeListerWatcher {
     }
 
     pub fn list(self, reply: Result<ObjectList<Pod>, kube::Error>) -> Self {
-        self.lists.lock().push_back(reply);
+        self.lists.lock().push_back(reply.map(|list| ListPage { list, skipped: Vec::new() }));
+        self
+    }
+
+    /// A list page that left out `skipped` as undecodable.
+    pub fn list_skipping(self, list: ObjectList<Pod>, skipped: Vec<SkippedObject>) -> Self {
+        self.lists.lock().push_back(Ok(ListPage { list, skipped }));
         self
     }
 
@@ -205,6 +229,16 @@ impl ListerWatcher<Pod> for FakeListerWatcher {
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<Pod>, kube::Error>> {
+        Box::pin(async move { self.list_page(params).await.map(|page| page.list) })
+    }
+
+    fn list_page<'a>(
+        &'a self,
+        params: &'a ListParams,
+    ) -> BoxFuture<'a, Result<ListPage<Pod>, kube::Error>>
+    where
+        Pod: 'a,
+    {
         self.record(Call::List { params: params.clone(), at: Instant::now() });
         let reply = self.lists.lock().pop_front();
         Box::pin(async move {
@@ -264,6 +298,7 @@ pub enum Op {
     Update(String),
     Delete(String),
     Resync,
+    Forget(String),
 }
 
 /// A `ReflectorStore` that records every call.
@@ -325,6 +360,11 @@ impl ReflectorStore<Pod> for RecordingStore {
         self.record(Op::Resync);
         Ok(())
     }
+
+    fn forget(&self, key: &str) -> Result<(), BoxError> {
+        self.record(Op::Forget(key.to_owned()));
+        Ok(())
+    }
 }
 
 /// What the watch-error handler received.
@@ -345,6 +385,7 @@ fn kind_of(err: &ReflectorError) -> &'static str {
         ReflectorError::StreamingList(_) => "streaming-list",
         ReflectorError::StreamingListRefused(_) => "streaming-list-refused",
         ReflectorError::StreamingListIncomplete => "streaming-list-incomplete",
+        ReflectorError::Undecodable(_) => "undecodable",
         _ => "other",
     }
 }
@@ -362,7 +403,10 @@ pub fn config() -> ReflectorConfig {
 pub struct Harness {
     pub lw: Arc<FakeListerWatcher>,
     pub store: Arc<RecordingStore>,
+    /// What the watch-error handler received.
     pub reported: Arc<Mutex<Vec<Reported>>>,
+    /// What the error observer received: every error.
+    pub observed: Arc<Mutex<Vec<Reported>>>,
     pub version: LastSyncResourceVersion,
     pub cancel: CancellationToken,
     progress: Arc<Notify>,
@@ -401,6 +445,15 @@ impl Harness {
                 progress.notify_waiters();
             }
         }));
+        let observed = Arc::new(Mutex::new(Vec::new()));
+        reflector.set_error_observer(Arc::new({
+            let observed = observed.clone();
+            let progress = progress.clone();
+            move |err: &ReflectorError| {
+                observed.lock().push(Reported { kind: kind_of(err), code: err.status_code() });
+                progress.notify_waiters();
+            }
+        }));
         customize(&mut reflector);
         let version = reflector.last_sync_resource_version_handle();
         let cancel = CancellationToken::new();
@@ -408,7 +461,7 @@ impl Harness {
             let cancel = cancel.clone();
             async move { reflector.run(cancel).await }
         });
-        Self { lw, store, reported, version, cancel, progress, task }
+        Self { lw, store, reported, observed, version, cancel, progress, task }
     }
 
     /// Waits until `condition` holds. Fails the test (instead of hanging) when the
@@ -427,16 +480,22 @@ impl Harness {
         };
         if tokio::time::timeout(Duration::from_secs(3600), wait).await.is_err() {
             panic!(
-                "timed out waiting for {what}; calls: {:#?}; ops: {:#?}; reported: {:#?}",
+                "timed out waiting for {what}; calls: {:#?}; ops: {:#?}; observed: {:#?}",
                 self.lw.calls(),
                 self.store.ops(),
-                self.reported.lock()
+                self.observed.lock()
             );
         }
     }
 
+    /// What the watch-error handler received: the errors that ended a cycle.
     pub fn reported(&self) -> Vec<Reported> {
         self.reported.lock().clone()
+    }
+
+    /// Every error, as the error observer received them.
+    pub fn observed(&self) -> Vec<Reported> {
+        self.observed.lock().clone()
     }
 
     /// Cancels the reflector and checks that `run` returns without any time passing.
