@@ -85,18 +85,53 @@ impl<K: fmt::Debug> fmt::Debug for Delta<K> {
 
 /// The deltas queued for one key, oldest first (client-go `Deltas`). Never empty when it
 /// comes out of a [`DeltaFifo`](super::DeltaFifo).
+///
+/// Each delta also carries the FIFO's arrival number: the order in which deltas of all keys
+/// were queued, which a consumer uses to apply a batch of keys in arrival order (see
+/// [`DeltaFifo::pop_batch`](super::DeltaFifo::pop_batch)).
 pub struct Deltas<K> {
     pub(crate) items: Vec<Delta<K>>,
+    /// The arrival number of each item, increasing; 0 for deltas built outside a FIFO.
+    arrivals: Vec<u64>,
 }
 
 impl<K> Deltas<K> {
     /// Deltas holding `items`, oldest first; `None` when `items` is empty.
     pub fn new(items: Vec<Delta<K>>) -> Option<Self> {
-        (!items.is_empty()).then_some(Self { items })
+        let arrivals = vec![0; items.len()];
+        (!items.is_empty()).then_some(Self { items, arrivals })
     }
 
-    pub(crate) fn one(delta: Delta<K>) -> Self {
-        Self { items: vec![delta] }
+    pub(crate) fn one(delta: Delta<K>, arrival: u64) -> Self {
+        Self { items: vec![delta], arrivals: vec![arrival] }
+    }
+
+    /// The deltas, oldest first, each with its arrival number.
+    pub(crate) fn with_arrivals(&self) -> impl Iterator<Item = (u64, &Delta<K>)> {
+        self.arrivals.iter().copied().zip(&self.items)
+    }
+
+    /// The arrival number of the oldest delta.
+    pub(crate) fn first_arrival(&self) -> u64 {
+        self.arrivals.first().copied().unwrap_or_default()
+    }
+
+    /// Numbers the deltas as arriving now, from `next` on; returns the next free number.
+    pub(crate) fn renumber(&mut self, mut next: u64) -> u64 {
+        for arrival in &mut self.arrivals {
+            *arrival = next;
+            next += 1;
+        }
+        next
+    }
+
+    /// Splits off the deltas that arrived after `boundary`, if any.
+    pub(crate) fn split_after(&mut self, boundary: u64) -> Option<Self> {
+        let at = self.arrivals.partition_point(|arrival| *arrival <= boundary);
+        if at == self.items.len() {
+            return None;
+        }
+        Some(Self { items: self.items.split_off(at), arrivals: self.arrivals.split_off(at) })
     }
 
     /// The oldest delta.
@@ -132,16 +167,19 @@ impl<K> Deltas<K> {
     /// Appends `delta`, collapsing two consecutive deletes into one (client-go
     /// `dedupDeltas`/`isDeletionDup`): of the two, the one that is not a tombstone is kept,
     /// and if both are tombstones the newer one.
-    pub(crate) fn push(&mut self, delta: Delta<K>) {
+    pub(crate) fn push(&mut self, delta: Delta<K>, arrival: u64) {
         if let (Some(Delta::Deleted(older)), Delta::Deleted(_)) = (self.items.last(), &delta) {
             if older.is_tombstone()
-                && let Some(last) = self.items.last_mut()
+                && let (Some(last), Some(last_arrival)) =
+                    (self.items.last_mut(), self.arrivals.last_mut())
             {
                 *last = delta;
+                *last_arrival = arrival;
             }
             return;
         }
         self.items.push(delta);
+        self.arrivals.push(arrival);
     }
 
     /// The object this key will hold once these deltas are applied: `None` if the newest is
@@ -156,7 +194,7 @@ impl<K> Deltas<K> {
 
 impl<K> Clone for Deltas<K> {
     fn clone(&self) -> Self {
-        Self { items: self.items.clone() }
+        Self { items: self.items.clone(), arrivals: self.arrivals.clone() }
     }
 }
 

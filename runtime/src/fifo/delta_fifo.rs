@@ -108,6 +108,19 @@ impl<K: Resource + Send + Sync + 'static> DeltaFifo<K> {
         }
     }
 
+    /// Like [`new`](Self::new), for a consumer that applies each batch in arrival order
+    /// across keys (as the shared informer does; client-go's `RealFIFO` since 1.33). Every
+    /// delta carries its arrival number, so any consumer can do that within a batch; what
+    /// this adds is the boundary of the initial list: while it is popped, a listed key's
+    /// deltas that arrived after the relist stay queued in their arrival place, and reach a
+    /// later batch after those of the keys that arrived before them. Without it (client-go's
+    /// `DeltaFIFO`), popping a key hands over all its deltas at once.
+    pub fn in_arrival_order(known_objects: Option<Arc<dyn KnownObjects<K>>>) -> Self {
+        let fifo = Self::new(known_objects);
+        fifo.inner.state.lock().split_initial_list();
+        fifo
+    }
+
     fn known(&self) -> Option<&dyn KnownObjects<K>> {
         self.inner.known.as_deref()
     }

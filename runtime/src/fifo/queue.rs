@@ -10,9 +10,10 @@ use super::delta::{Delta, Deltas};
 use super::known::KnownObjects;
 use crate::tombstone::{DeletedFinalStateUnknown, DeletedObject};
 
-/// client-go `DeltaFIFO`'s fields, plus `in_flight`.
+/// client-go `DeltaFIFO`'s fields, plus `in_flight` and arrival numbers.
 ///
-/// Invariant: a key is in `items` iff it is in `queue`, exactly once.
+/// Invariants: a key is in `items` iff it is in `queue`, exactly once; `queue` is ordered
+/// by the first arrival number of each key's deltas.
 pub(super) struct QueueState<K> {
     items: HashMap<Arc<str>, Deltas<K>>,
     queue: VecDeque<Arc<str>>,
@@ -28,6 +29,14 @@ pub(super) struct QueueState<K> {
     initial_in_flight: usize,
     synced: bool,
     closed: bool,
+    /// The arrival number of the next delta queued.
+    next_arrival: u64,
+    /// The last arrival number of the first replace: the initial list.
+    initial_boundary: u64,
+    /// A key of the initial list taken while the initial list is being processed leaves
+    /// its deltas that arrived after the initial list queued, in their place in arrival
+    /// order (see [`DeltaFifo::in_arrival_order`](super::DeltaFifo::in_arrival_order)).
+    split_initial: bool,
 }
 
 /// What one pop took out of the queue.
@@ -49,7 +58,32 @@ impl<K> QueueState<K> {
             initial_in_flight: 0,
             synced: false,
             closed: false,
+            next_arrival: 1,
+            initial_boundary: 0,
+            split_initial: false,
         }
+    }
+
+    /// See [`split_initial`](Self::split_initial).
+    pub(super) fn split_initial_list(&mut self) {
+        self.split_initial = true;
+    }
+
+    fn arrival(&mut self) -> u64 {
+        let arrival = self.next_arrival;
+        self.next_arrival += 1;
+        arrival
+    }
+
+    /// Queues `key` with `deltas` at its place by first arrival (at the back, unless the
+    /// deltas arrived before some already queued).
+    fn enqueue(&mut self, key: Arc<str>, deltas: Deltas<K>) {
+        let first = deltas.first_arrival();
+        let at = self.queue.partition_point(|queued| {
+            self.items.get(queued).is_none_or(|d| d.first_arrival() <= first)
+        });
+        self.queue.insert(at, Arc::clone(&key));
+        self.items.insert(key, deltas);
     }
 
     fn check_synced(&mut self) {
@@ -68,8 +102,9 @@ impl<K> QueueState<K> {
     /// Appends `delta` to `key`'s deltas, queueing the key if it was not (client-go
     /// `queueActionLocked`).
     pub(super) fn queue_action(&mut self, key: &str, delta: Delta<K>) {
+        let arrival = self.arrival();
         if let Some(deltas) = self.items.get_mut(key) {
-            deltas.push(delta);
+            deltas.push(delta, arrival);
             return;
         }
         // Reuse the key allocation of a key being processed.
@@ -78,7 +113,7 @@ impl<K> QueueState<K> {
             None => Arc::from(key),
         };
         self.queue.push_back(Arc::clone(&key));
-        self.items.insert(key, Deltas::one(delta));
+        self.items.insert(key, Deltas::one(delta, arrival));
     }
 
     /// Whether a delete for `key` is news: the key is queued, being processed into
@@ -160,6 +195,7 @@ impl<K> QueueState<K> {
 
         if !self.populated {
             self.populated = true;
+            self.initial_boundary = self.next_arrival - 1;
             // Everything queued now must be processed before the FIFO counts as synced.
             // client-go counts listed keys plus tombstones, which is the same number when the
             // queue was empty before; counting the queue also covers keys a resync queued.
@@ -210,10 +246,12 @@ impl<K> QueueState<K> {
 
     /// Re-queues `deltas` under `key` unless the key is queued already (client-go
     /// `AddIfNotPresent`).
-    pub(super) fn add_if_not_present(&mut self, key: &str, deltas: Deltas<K>) -> bool {
+    pub(super) fn add_if_not_present(&mut self, key: &str, mut deltas: Deltas<K>) -> bool {
         if deltas.is_empty() || self.items.contains_key(key) {
             return false;
         }
+        // Re-queued now: they arrive now, behind everything queued.
+        self.next_arrival = deltas.renumber(self.next_arrival);
         let key: Arc<str> = Arc::from(key);
         self.queue.push_back(Arc::clone(&key));
         self.items.insert(key, deltas);
@@ -232,12 +270,24 @@ impl<K> QueueState<K> {
         let limit = if initial_left > 0 { max.min(initial_left) } else { max };
         let mut batch = Vec::with_capacity(limit.min(self.queue.len()));
         let mut keys = Vec::with_capacity(batch.capacity());
+        let mut later = Vec::new();
         while batch.len() < limit {
             let Some(key) = self.queue.pop_front() else { break };
-            let Some(deltas) = self.items.remove(&key) else { continue };
+            let Some(mut deltas) = self.items.remove(&key) else { continue };
+            if self.split_initial
+                && initial_left > 0
+                && let Some(rest) = deltas.split_after(self.initial_boundary)
+            {
+                // Arrived after the initial list: delivered after it, in arrival order
+                // with the keys that arrived meanwhile.
+                later.push((Arc::clone(&key), rest));
+            }
             self.in_flight.insert(Arc::clone(&key), deltas.final_state().cloned());
             keys.push(key);
             batch.push(deltas);
+        }
+        for (key, rest) in later {
+            self.enqueue(key, rest);
         }
         let counted = batch.len().min(initial_left);
         self.initial_in_flight += counted;

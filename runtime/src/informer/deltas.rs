@@ -20,7 +20,10 @@ where
     K: Resource + Clone + Debug + Send + Sync + 'static,
 {
     /// Applies a batch to the cache in one transaction, then notifies handlers
-    /// (client-go's `HandleDeltas` + `processDeltas`, made atomic per batch).
+    /// (client-go's `HandleDeltas` + `processDeltas`, made atomic per batch) in the order
+    /// the deltas arrived, across keys: client-go's `RealFIFO` order (the default since
+    /// 1.33, GA in 1.36), where its `DeltaFIFO` grouped each key's deltas. The cache ends up
+    /// the same either way; handlers see A1, B1, A2 as they happened, not A1, A2, B1.
     pub(super) fn handle_deltas(
         &self,
         batch: Vec<Deltas<K>>,
@@ -32,7 +35,7 @@ where
         self.indexer.transaction(|txn| {
             for deltas in batch {
                 let mut error = None;
-                for delta in deltas.iter() {
+                for (arrival, delta) in deltas.with_arrivals() {
                     let applied = match delta {
                         Delta::Added(obj)
                         | Delta::Updated(obj)
@@ -45,11 +48,13 @@ where
                                     let is_sync =
                                         old.meta().resource_version == obj.meta().resource_version;
                                     notifications.push((
+                                        arrival,
                                         Notification::Update { old, new: Arc::clone(obj) },
                                         is_sync,
                                     ));
                                 }
                                 None => notifications.push((
+                                    arrival,
                                     Notification::Add {
                                         object: Arc::clone(obj),
                                         is_in_initial_list,
@@ -61,7 +66,11 @@ where
                         Delta::Deleted(gone) => deletion_handling_meta_namespace_key_func(gone)
                             .map(|key| {
                                 txn.delete_key(&key);
-                                notifications.push((Notification::Delete(gone.clone()), false));
+                                notifications.push((
+                                    arrival,
+                                    Notification::Delete(gone.clone()),
+                                    false,
+                                ));
                             })
                             .map_err(StoreError::from),
                     };
@@ -86,8 +95,10 @@ where
                 }
             }
         });
+        // Stable, so that equal numbers keep their order.
+        notifications.sort_by_key(|(arrival, _, _)| *arrival);
         let mut deferred = self.deferred.lock();
-        for (notification, is_sync) in notifications {
+        for (_, notification, is_sync) in notifications {
             self.processor.distribute_deferring(notification, is_sync, &mut deferred);
         }
         failures

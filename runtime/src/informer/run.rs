@@ -42,7 +42,7 @@ where
             }
             state.started = true;
             let known: Arc<dyn KnownObjects<K>> = Arc::new(self.inner.indexer.clone());
-            let queue = DeltaFifo::new(Some(known));
+            let queue = DeltaFifo::in_arrival_order(Some(known));
             let sink = FifoSink::new(queue.clone(), state.transform.clone());
             let mut config = state.reflector_config.clone();
             config.resync_period = state.resync_check_period;

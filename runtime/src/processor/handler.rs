@@ -9,6 +9,13 @@ use crate::tombstone::DeletedObject;
 
 /// Receives the changes an informer observes, one call at a time, in order.
 ///
+/// # In which order
+///
+/// In the order the changes arrived from the API server, across objects: changes queued as
+/// A1, B1, A2 arrive as A1, B1, A2 (client-go's `RealFIFO` order, the default since 1.33 and
+/// GA in 1.36; its older `DeltaFIFO` path gave A1, A2, B1). A relist is still applied to
+/// the cache as a whole before its notifications go out.
+///
 /// # Where handlers run
 ///
 /// Each handler runs on its own OS thread (see [`SharedProcessor`](super::SharedProcessor)),

@@ -207,6 +207,38 @@ async fn pop_batch_delivers_a_whole_relist_and_stops_at_the_initial_list() {
     );
 }
 
+// client-go: real_fifo.go (arrival order across keys, with relists kept whole); its
+// DeltaFIFO, which `DeltaFifo::new` follows, hands a key's deltas over at once instead.
+#[tokio::test]
+async fn in_arrival_order_later_deltas_of_the_initial_list_wait_behind_earlier_keys() {
+    let indexer = Indexer::<ConfigMap>::default();
+    let known: Arc<dyn KnownObjects<ConfigMap>> = Arc::new(indexer.clone());
+    let f = DeltaFifo::in_arrival_order(Some(known));
+    f.replace(vec![obj("a", 1), obj("b", 2)], "10").unwrap();
+    f.add(obj("c", 3)).unwrap(); // a new key, after the initial list
+    f.update(obj("a", 4)).unwrap(); // a listed key, after "c"
+    let mut batches = Vec::new();
+    for _ in 0..2 {
+        f.pop_batch(usize::MAX, |batch, initial| {
+            let seen: Vec<(String, u32)> = batch
+                .iter()
+                .flat_map(|deltas| deltas.iter())
+                .map(|d| (d.object().metadata.name.clone().unwrap(), rv(d.object())))
+                .collect();
+            batches.push((seen, initial));
+            Ok::<_, Infallible>(())
+        })
+        .await
+        .unwrap();
+    }
+    let named = |items: &[(&str, u32)]| -> Vec<(String, u32)> {
+        items.iter().map(|(n, v)| ((*n).to_owned(), *v)).collect()
+    };
+    assert_eq!(batches[0], (named(&[("a", 1), ("b", 2)]), true), "the initial list alone");
+    assert_eq!(batches[1], (named(&[("c", 3), ("a", 4)]), false), "then in arrival order");
+    assert!(f.is_empty());
+}
+
 #[tokio::test]
 async fn producers_do_not_wait_for_a_processing_consumer() {
     let f = DeltaFifo::<ConfigMap>::new(None);

@@ -29,7 +29,7 @@ use tracing::{Event, Level, Metadata, Subscriber, span};
 /// A failure guard only: every wait below ends as soon as its condition holds.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-fn bound(max: usize, policy: OverflowPolicy) -> HandlerOptions {
+pub(crate) fn bound(max: usize, policy: OverflowPolicy) -> HandlerOptions {
     HandlerOptions::new().max_pending(NonZeroUsize::new(max).unwrap()).overflow(policy)
 }
 
@@ -43,7 +43,7 @@ fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
 }
 
 /// Like [`wait_until`], for tests on a tokio runtime: lets the informer's tasks run.
-async fn wait_until_async(what: &str, mut condition: impl FnMut() -> bool) {
+pub(crate) async fn wait_until_async(what: &str, mut condition: impl FnMut() -> bool) {
     let deadline = Instant::now() + TIMEOUT;
     while !condition() {
         assert!(Instant::now() < deadline, "timed out waiting until {what}");
@@ -51,7 +51,7 @@ async fn wait_until_async(what: &str, mut condition: impl FnMut() -> bool) {
     }
 }
 
-fn drain<T>(rx: &Receiver<T>, count: usize) -> Vec<T> {
+pub(crate) fn drain<T>(rx: &Receiver<T>, count: usize) -> Vec<T> {
     (0..count)
         .map(|_| rx.recv_timeout(TIMEOUT).expect("a notification within the timeout"))
         .collect()
@@ -59,10 +59,10 @@ fn drain<T>(rx: &Receiver<T>, count: usize) -> Vec<T> {
 
 /// A gate a handler waits at until the test opens it.
 #[derive(Clone, Default)]
-struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
+pub(crate) struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
 
 impl Gate {
-    fn wait(&self) {
+    pub(crate) fn wait(&self) {
         let (open, opened) = &*self.0;
         let mut open = open.lock().unwrap();
         while !*open {
@@ -70,7 +70,7 @@ impl Gate {
         }
     }
 
-    fn open(&self) {
+    pub(crate) fn open(&self) {
         let (open, opened) = &*self.0;
         *open.lock().unwrap() = true;
         opened.notify_all();
@@ -271,7 +271,7 @@ fn removing_a_full_blocking_listener_releases_the_producer() {
 // ---------------------------------------------------------------------------------------
 // Through a whole informer: reflector, DeltaFIFO, cache, processor.
 
-fn config_map(name: &str, rv: u32) -> ConfigMap {
+pub(crate) fn config_map(name: &str, rv: u32) -> ConfigMap {
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some(name.into());
     cm.metadata.namespace = Some("ns".into());
@@ -280,13 +280,13 @@ fn config_map(name: &str, rv: u32) -> ConfigMap {
 }
 
 /// Lists `initial`, then serves one watch fed by the test.
-struct ScriptedServer {
+pub(crate) struct ScriptedServer {
     initial: Vec<ConfigMap>,
     events: Mutex<Option<tokio_mpsc::UnboundedReceiver<WatchEvent<ConfigMap>>>>,
 }
 
 impl ScriptedServer {
-    fn new(
+    pub(crate) fn new(
         initial: Vec<ConfigMap>,
     ) -> (Arc<Self>, tokio_mpsc::UnboundedSender<WatchEvent<ConfigMap>>) {
         let (tx, rx) = tokio_mpsc::unbounded_channel();
@@ -327,12 +327,12 @@ impl ListerWatcher<ConfigMap> for ScriptedServer {
     }
 }
 
-fn name_of(cm: &Arc<ConfigMap>) -> String {
+pub(crate) fn name_of(cm: &Arc<ConfigMap>) -> String {
     cm.metadata.name.clone().unwrap_or_default()
 }
 
 /// Sends the name of every add and update.
-fn recording_cm() -> (ResourceEventHandlerFuncs<ConfigMap>, Receiver<String>) {
+pub(crate) fn recording_cm() -> (ResourceEventHandlerFuncs<ConfigMap>, Receiver<String>) {
     let (tx, rx) = mpsc::channel();
     let update_tx = Mutex::new(tx.clone());
     let handler = ResourceEventHandlerFuncs::new()
@@ -346,7 +346,7 @@ fn recording_cm() -> (ResourceEventHandlerFuncs<ConfigMap>, Receiver<String>) {
 }
 
 /// Sends the name of every add as it starts handling it, then waits at `gate`.
-fn gated_cm(gate: Gate) -> (ResourceEventHandlerFuncs<ConfigMap>, Receiver<String>) {
+pub(crate) fn gated_cm(gate: Gate) -> (ResourceEventHandlerFuncs<ConfigMap>, Receiver<String>) {
     let (tx, rx) = mpsc::channel();
     let handler = ResourceEventHandlerFuncs::new().on_add(move |cm: &Arc<ConfigMap>, _| {
         let _ = tx.send(name_of(cm));
@@ -359,7 +359,7 @@ fn names(prefix: &str, range: std::ops::RangeInclusive<u32>) -> Vec<String> {
     range.map(|i| format!("{prefix}{i}")).collect()
 }
 
-fn run(
+pub(crate) fn run(
     informer: &SharedIndexInformer<ConfigMap>,
 ) -> (CancellationToken, tokio::task::JoinHandle<()>) {
     let cancel = CancellationToken::new();

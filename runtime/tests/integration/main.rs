@@ -9,6 +9,7 @@ mod fifo_proptest;
 mod handler_filtering;
 mod handler_funcs;
 mod handler_overflow;
+mod informer_delivery_order;
 mod informer_names;
 mod informer_resync;
 mod labels_matching;
