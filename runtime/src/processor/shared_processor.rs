@@ -43,6 +43,19 @@ pub(crate) type Result<T, E = ProcessorError> = std::result::Result<T, E>;
 /// whatever tokio runtime that caller uses. A handler that panics has that notification
 /// skipped and the panic logged; its listener carries on.
 ///
+/// # What a thread per handler costs
+///
+/// Measured by `cargo bench -p kube-informers-runtime --bench listeners` (1,000 handlers:
+/// 100 processors, as 100 informers, with 10 handlers each; 2 cores): adding them took
+/// 22.8 ms (23 µs each) and 11 KiB of resident memory each (a thread's stack is reserved,
+/// not committed), 11 MiB for all 1,000; they then made 1.15 million handler calls per
+/// second between them, and shutting all down took 35 ms with no thread left. So 1,000
+/// handlers, or 500 (100 informers × 5), are well within what the design holds; the limit
+/// is the system's thread limit (`/proc/sys/kernel/threads-max`, `ulimit -u`), tens of
+/// thousands by default. Listeners as tokio tasks with `spawn_blocking` around each call
+/// would not hold more: a handler that blocks would hold one of the runtime's blocking
+/// threads (512 by default) instead of its own.
+///
 /// The buffers are unbounded by default, as in client-go: a handler that stalls for good
 /// makes its buffer, and the memory it keeps alive, grow without limit. Watch
 /// [`ListenerHandle::pending`], or bound the buffer with
