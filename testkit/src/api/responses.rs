@@ -14,7 +14,7 @@ use crate::api::verbs::delete::Deleted;
 use crate::api::verbs::list::ListPage;
 use crate::api::verbs::patch::Patched;
 use crate::api::verbs::watch::Watched;
-use crate::faults::injected::RawFailure;
+use crate::faults::injected::{RawFailure, first_half_then_silence};
 use crate::media::Representation;
 use crate::object::StoredObject;
 use crate::resources::ResourceInfo;
@@ -69,6 +69,16 @@ pub(crate) fn raw_failure(raw: &RawFailure) -> Response {
         response.headers_mut().insert(header::CONTENT_TYPE, value);
     }
     response
+}
+
+/// `response` with its status line and headers, but only the first half of its body (see
+/// [`Faults::hang_next_mid_body`](crate::Faults::hang_next_mid_body)).
+pub(crate) fn silent_mid_body(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    // The length of the whole body would let the client see the cut.
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let body = Body::from_stream(first_half_then_silence(body.into_data_stream()));
+    Response::from_parts(parts, body)
 }
 
 /// A get's answer: the object in the requested representation.

@@ -10,6 +10,7 @@ use axum::response::Response;
 use bytes::Bytes;
 use http::{Method, StatusCode, header};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::api::responses;
 use crate::api::state::Shared;
@@ -85,8 +86,8 @@ async fn route(shared: &Arc<Shared>, request: Request) -> ApiResult<Response> {
     }
 }
 
-/// Serves a request for a resource: the verb it names, after the fault rules and the
-/// checks every verb shares.
+/// Serves a request for a resource: counts it and applies the fault rules, then serves
+/// its verb.
 async fn serve_resource(
     shared: &Arc<Shared>,
     target: Target,
@@ -103,7 +104,7 @@ async fn serve_resource(
     if shared.faults.is_denied(&info) {
         return Err(ApiError::forbidden(verb_name, &info.group, &info.plural));
     }
-    match shared.faults.take_failure(verb_name, &info) {
+    let silent_mid_body = match shared.faults.take_failure(verb_name, &info) {
         Some(Injected::Status(failure)) => return Err(failure.to_api_error(verb_name, &info)),
         Some(Injected::Raw(raw)) => return Ok(responses::raw_failure(&raw)),
         Some(Injected::NoAnswer) => {
@@ -114,8 +115,29 @@ async fn serve_resource(
             );
             return std::future::pending().await;
         }
-        None => {}
+        Some(Injected::SilentMidBody) => true,
+        None => false,
+    };
+    let response = serve_verb(shared, target, verb, request, query, watch_token).await?;
+    if silent_mid_body {
+        tracing::debug!(verb = verb_name, resource = %info.plural, "going silent mid-body");
+        return Ok(responses::silent_mid_body(response));
     }
+    Ok(response)
+}
+
+/// Serves a request once past the fault rules: the checks every verb shares, then the verb
+/// and the answer for its result.
+async fn serve_verb(
+    shared: &Arc<Shared>,
+    target: Target,
+    verb: Verb,
+    request: Request,
+    query: HashMap<String, String>,
+    watch_token: CancellationToken,
+) -> ApiResult<Response> {
+    let verb_name = verb.as_str();
+    let info = target.info.clone();
     if !info.supports(verb_name) {
         return Err(ApiError::method_not_allowed(format!(
             "the server does not allow this method on the requested resource ({verb_name} {})",

@@ -107,6 +107,28 @@ impl Faults<'_> {
         self.push_rule(verb, resource, n, Injected::NoAnswer);
     }
 
+    /// Answers the next `n` requests matching `verb` and `resource` (as in
+    /// [`fail_next`](Self::fail_next)) in part, then goes silent: the status line, the
+    /// headers and the first half of the body are sent (of a list, half its bytes, so the
+    /// cut falls among its items; of a watch, half of its first event), then nothing more,
+    /// while the connection stays open until the server restarts or shuts down. This is a
+    /// connection that went half-open in the middle of a response: the client has its
+    /// answer's head and is left waiting for the rest. A request the verb refuses (an error
+    /// `Status`) is answered whole, using up the rule all the same.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> kube_informers_testkit::Result<()> {
+    /// use kube_informers_testkit::TestApiServer;
+    /// let server = TestApiServer::start().await?;
+    /// server.seed().config_maps("apps", 3)?;
+    /// // The next list of ConfigMaps stops after half its body.
+    /// server.faults().hang_next_mid_body("list", "configmaps", 1);
+    /// # Ok(()) }
+    /// ```
+    pub fn hang_next_mid_body(&self, verb: &str, resource: &str, n: u64) {
+        self.push_rule(verb, resource, n, Injected::SilentMidBody);
+    }
+
     fn push_rule(&self, verb: &str, resource: &str, n: u64, failure: Injected) {
         if n == 0 {
             return;
@@ -140,7 +162,8 @@ impl Faults<'_> {
         self.state().truncations.lock().clear();
     }
 
-    /// Removes every pending `fail_next`, `fail_next_with_body` and `hang_next` rule.
+    /// Removes every pending `fail_next`, `fail_next_with_body`, `hang_next` and
+    /// `hang_next_mid_body` rule.
     pub fn clear_failures(&self) {
         self.state().fail_rules.lock().clear();
     }

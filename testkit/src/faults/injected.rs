@@ -1,9 +1,11 @@
 //! What an injected fault answers with: an error `Status` ([`InjectedFailure`]), a body
-//! that is not a `Status`, no answer at all, or a malformed object ([`Malformed`]).
+//! that is not a `Status`, no answer at all, an answer that stops mid-body, or a malformed
+//! object ([`Malformed`]).
 
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::{Stream, StreamExt};
 use serde_json::json;
 
 use crate::resources::ResourceInfo;
@@ -151,4 +153,23 @@ pub(crate) enum Injected {
     Raw(RawFailure),
     /// No answer at all (see [`Faults::hang_next`](crate::Faults::hang_next)).
     NoAnswer,
+    /// The answer's head and the first half of its body, then silence (see
+    /// [`Faults::hang_next_mid_body`](crate::Faults::hang_next_mid_body)).
+    SilentMidBody,
+}
+
+/// The first half of `body`'s first chunk (the whole body of a list or a get, the first
+/// event of a watch), then nothing, ever: what a client reads from a connection that went
+/// half-open mid-body. The rest of `body` is dropped unread.
+pub(crate) fn first_half_then_silence<E: Send + 'static>(
+    body: impl Stream<Item = Result<Bytes, E>> + Send + 'static,
+) -> impl Stream<Item = Result<Bytes, E>> + Send + 'static {
+    let first_half = async move {
+        let mut body = std::pin::pin!(body);
+        let first = body.next().await?;
+        Some(first.map(|chunk| chunk.slice(..chunk.len().div_ceil(2))))
+    };
+    futures::stream::once(first_half)
+        .filter_map(std::future::ready)
+        .chain(futures::stream::pending())
 }

@@ -1,8 +1,9 @@
 //! A fault-injecting proxy in front of a [`RealApiServer`](super::RealApiServer), for the faults
 //! the real server cannot be made to produce on demand: a network partition between one
-//! client and the server, a proxy that drops the streaming list's end bookmark (k9s #4186),
-//! and the ERROR event kube-apiserver answers streaming lists with when its etcd lacks watch
-//! progress (our etcd 3.6 has it).
+//! client and the server, a connection that goes half-open in the middle of a list, a proxy
+//! that drops the streaming list's end bookmark (k9s #4186), and the ERROR event
+//! kube-apiserver answers streaming lists with when its etcd lacks watch progress (our etcd
+//! 3.6 has it).
 //!
 //! Clients speak plain HTTP to the proxy; it forwards each request through the admin's TLS
 //! connection, so everything through it acts as the admin.
@@ -21,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::error::{Error, Result};
+use crate::faults::injected::first_half_then_silence;
 
 /// The message kube-apiserver 1.36 sends, in a 500 ERROR event, for every streaming list when
 /// its etcd does not support watch progress requests.
@@ -35,6 +37,8 @@ struct Rules {
     expire_watches: u32,
     /// Plain lists still to answer with a 410 Status.
     expire_lists: u32,
+    /// Lists whose answer still to cut off mid-body.
+    silent_lists: u32,
 }
 
 struct State {
@@ -121,11 +125,21 @@ impl FaultProxy {
         self.state.rules.lock().expire_watches = n;
     }
 
-    /// Answers the next `n` plain lists (GET requests without `watch`) with a 410 `Expired`
-    /// Status, as a server answers a list at a resourceVersion it cannot serve. The
-    /// requests are logged in [`requests`](Self::requests) all the same.
+    /// Answers the next `n` lists (a `GET` of a collection that is not a watch) with a 410
+    /// `Expired` Status, as a server answers a list at a resourceVersion it cannot serve.
+    /// The requests are logged in [`requests`](Self::requests) all the same.
     pub fn expire_next_lists(&self, n: u32) {
         self.state.rules.lock().expire_lists = n;
+    }
+
+    /// Forwards the next `n` lists (a `GET` of a collection that is not a watch) to the
+    /// server, and of each answer the status line, the headers and the first half of the
+    /// body's first chunk (so the cut falls among the items), then nothing more: the
+    /// connection stays open, silent, until the proxy shuts down. A connection that went
+    /// half-open in the middle of a list looks like this to the client. Error answers
+    /// pass whole, using up the count all the same.
+    pub fn hang_next_lists_mid_body(&self, n: u32) {
+        self.state.rules.lock().silent_lists = n;
     }
 
     /// Every request the proxy forwarded so far, as `METHOD path?query` (no headers, no
@@ -193,10 +207,17 @@ async fn forward(
             return Ok(watch_expired());
         }
     }
+    let list = is_list(request.method(), request.uri().path(), &query);
+    let silent_mid_body = list && {
+        let mut rules = state.rules.lock();
+        let hit = rules.silent_lists > 0;
+        rules.silent_lists = rules.silent_lists.saturating_sub(1);
+        hit
+    };
     let (parts, body) = request.into_parts();
     let target = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     state.requests.lock().push(format!("{} {target}", parts.method));
-    if parts.method == http::Method::GET && !query.contains("watch=") {
+    if list {
         let mut rules = state.rules.lock();
         if rules.expire_lists > 0 {
             rules.expire_lists -= 1;
@@ -225,12 +246,27 @@ async fn forward(
     };
     let (parts, body) = response.into_parts();
     let data = BodyExt::into_data_stream(body).map(|chunk| chunk.map_err(std::io::Error::other));
-    let body = if streaming_list && rules.drop_initial_events_end {
+    let body = if silent_mid_body && parts.status.is_success() {
+        tracing::debug!("proxy going silent in the middle of a list");
+        stream_body(first_half_then_silence(data))
+    } else if streaming_list && rules.drop_initial_events_end {
         stream_body(without_end_bookmark(data))
     } else {
         stream_body(data)
     };
     Ok(http::Response::from_parts(parts, body))
+}
+
+/// Whether a request is a list: a `GET` of a collection (`/api/v1/pods`,
+/// `/api/v1/namespaces/ns/pods`, `/apis/apps/v1/deployments`, ...), not a watch.
+fn is_list(method: &http::Method, path: &str, query: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let resource = match segments.as_slice() {
+        ["api", _version, rest @ ..] | ["apis", _, _version, rest @ ..] => rest,
+        _ => return false,
+    };
+    let collection = matches!(resource, [_plural] | ["namespaces", _, _plural]);
+    method == http::Method::GET && collection && !query.contains("watch=")
 }
 
 fn full(text: String) -> ProxyBody {
@@ -316,3 +352,22 @@ fn without_end_bookmark(
 }
 
 const END_MARK: &str = "\"k8s.io/initial-events-end\":\"true\"";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_is_a_get_of_a_collection_that_is_not_a_watch() {
+        let get = http::Method::GET;
+        assert!(is_list(&get, "/api/v1/namespaces/ns/configmaps", "limit=500"));
+        assert!(is_list(&get, "/api/v1/configmaps", ""));
+        assert!(is_list(&get, "/api/v1/namespaces", ""));
+        assert!(is_list(&get, "/apis/apps/v1/namespaces/ns/deployments", "resourceVersion=0"));
+        assert!(!is_list(&get, "/api/v1/namespaces/ns/configmaps", "watch=true"));
+        assert!(!is_list(&get, "/api/v1/namespaces/ns/configmaps/one", ""));
+        assert!(!is_list(&get, "/api/v1/namespaces/ns", ""));
+        assert!(!is_list(&get, "/apis/apps/v1", ""));
+        assert!(!is_list(&http::Method::POST, "/api/v1/namespaces/ns/configmaps", ""));
+    }
+}

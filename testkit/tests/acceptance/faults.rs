@@ -423,3 +423,36 @@ async fn hang_next_leaves_requests_unanswered_until_a_restart() {
     assert!(outcome.expect("join").is_err(), "a dropped connection is an error");
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn hang_next_mid_body_sends_the_head_and_half_the_body_then_nothing() {
+    use http_body_util::BodyExt;
+    let (server, api) = server_with_cms().await;
+    for name in ["a", "b", "c"] {
+        create_cm(&api, name, &[]).await;
+    }
+    let list =
+        || http::Request::get("/api/v1/namespaces/default/configmaps").body(Body::empty()).unwrap();
+    let client = server.client().expect("client");
+    let whole = client.send(list()).await.expect("list").into_body().collect_bytes().await;
+    let whole = whole.expect("the whole list");
+
+    server.faults().hang_next_mid_body("list", "configmaps", 1);
+    let response = client.send(list()).await.expect("the head arrives");
+    assert_eq!(response.status(), 200);
+    let mut body = response.into_body();
+    let mut received = Vec::new();
+    // The first half arrives, then nothing: no more data, no error, no end.
+    while let Ok(frame) = tokio::time::timeout(Duration::from_millis(300), body.frame()).await {
+        let frame = frame.expect("the body goes on").expect("no error");
+        received.extend_from_slice(&frame.into_data().expect("data"));
+    }
+    assert_eq!(received, whole[..whole.len().div_ceil(2)], "half the list, cut among its items");
+    assert_eq!(api.list(&ListParams::default()).await.expect("list").items.len(), 3, "one-shot");
+    assert_eq!(server.request_count("list", "configmaps"), 3);
+    // A restart drops the connection: the rest of the body never comes.
+    server.restart().await.expect("restart");
+    let end = tokio::time::timeout(Duration::from_secs(5), body.frame()).await.expect("ended");
+    assert!(!matches!(end, Some(Ok(_))), "no more data after the cut: {end:?}");
+    server.shutdown().await;
+}
