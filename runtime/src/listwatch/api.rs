@@ -1,7 +1,7 @@
 //! [`ApiListerWatcher`]: the [`ListerWatcher`] over `kube::Api`, sending the requests
 //! itself and decoding the bodies as they arrive.
 
-use std::{fmt, marker::PhantomData};
+use std::{fmt, marker::PhantomData, time::Duration};
 
 use futures::{StreamExt, future::BoxFuture};
 use kube::{
@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 
 use super::{
     decode::{DecodeOptions, decode_event},
+    idle::{next_within, open_within},
     list_stream::ListDecoder,
     lister_watcher::{ListPage, ListerWatcher, TweakListParams, WatchStream},
     wire::{self, LineReader},
@@ -25,11 +26,16 @@ use super::{
 /// parameters so that list and watch always see the same objects.
 ///
 /// A list body is decoded while it arrives, item by item, so the whole body is never
-/// held in memory; watch events are decoded line by line as they arrive. With
+/// held in memory; watch events are decoded line by line as they arrive. Its
+/// [`list_page`](ListerWatcher::list_page) limits each wait of a list (for the
+/// response head, then for each piece of the body), never the length of the whole list. With
 /// [`skip_managed_fields`](Self::skip_managed_fields), every object's
 /// `metadata.managedFields` is skipped while decoding, never built.
 /// An error response becomes `kube::Error::Api` with its `Status` (as `kube::Api`
-/// reports it); a list or event that does not decode becomes `kube::Error::SerdeError`.
+/// reports it). An object that is valid JSON but does not decode into `K` is left out of
+/// the page by `list_page` (named in [`ListPage::skipped`]), and comes out of a watch as
+/// [`WireError::UndecodableObject`](super::WireError::UndecodableObject); anything else
+/// that does not decode is `kube::Error::SerdeError`.
 ///
 /// ```no_run
 /// # #[tokio::main]
@@ -170,7 +176,7 @@ where
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<K>, kube::Error>> {
         Box::pin(async move {
-            let page = self.list_page(params).await?;
+            let page = self.list_page(params, None).await?;
             match page.skipped.first() {
                 None => Ok(page.list),
                 Some(skipped) => Err(kube::Error::SerdeError(serde::de::Error::custom(format!(
@@ -183,10 +189,8 @@ where
     fn list_page<'a>(
         &'a self,
         params: &'a ListParams,
-    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>>
-    where
-        K: 'a,
-    {
+        idle_limit: Option<Duration>,
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>> {
         Box::pin(async move {
             let request = Request::new(&self.url_path);
             let params = self.list_params(params);
@@ -195,7 +199,7 @@ where
             } else {
                 request.list(&params)
             };
-            list_objects(&self.client, built, self.decode).await
+            list_objects(&self.client, built, self.decode, idle_limit).await
         })
     }
 
@@ -217,19 +221,24 @@ where
     }
 }
 
-/// Sends a list request and decodes its body as it arrives, skipping undecodable items.
+/// Sends a list request and decodes its body as it arrives, skipping undecodable items. With an `idle_limit`, the
+/// response head must come within it, then each chunk of the body within it of the one
+/// before (the decoding in between does not count).
 async fn list_objects<T>(
     client: &Client,
     request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
     decode: DecodeOptions,
+    idle_limit: Option<Duration>,
 ) -> Result<ListPage<T>, kube::Error>
 where
     T: Clone + DeserializeOwned,
 {
-    let response = wire::send(client, request, "list").await?;
+    let response = open_within(idle_limit, wire::send(client, request, "list")).await?;
+    let mut chunks = wire::data_chunks(response);
     let mut decoder = ListDecoder::new(decode);
-    wire::for_each_chunk(response, |chunk| decoder.feed(chunk).map_err(kube::Error::SerdeError))
-        .await?;
+    while let Some(chunk) = next_within(idle_limit, &mut chunks).await {
+        decoder.feed(&chunk?).map_err(kube::Error::SerdeError)?;
+    }
     let (list, skipped) = decoder.finish().map_err(kube::Error::SerdeError)?;
     Ok(ListPage { list, skipped })
 }

@@ -1,7 +1,8 @@
-//! A time limit on a silent watch: a watch request that gets no answer, or a watch
-//! stream that yields nothing, within the limit fails with [`WireError::Stalled`], a
-//! transport error (`kube::Error::ReadEvents`). The caller picks the limit (the
-//! reflector's is its longest server-side watch timeout plus its idle margin).
+//! A time limit on a silent request: a request that gets no answer, or a stream (of watch
+//! events, of the chunks of a list's body) that yields nothing, within the limit fails
+//! with [`WireError::Stalled`], a transport error (`kube::Error::ReadEvents`). The caller
+//! picks the limit: for a watch, the reflector's longest server-side watch timeout plus its
+//! idle margin; for a list, its `list_idle_timeout`.
 
 use std::{future::Future, time::Duration};
 
@@ -9,7 +10,7 @@ use futures::{Stream, StreamExt};
 
 use super::wire::WireError;
 
-/// The error of a watch silent for `idle`.
+/// The error of a request silent for `idle`.
 fn stalled(idle: Duration) -> kube::Error {
     kube::Error::ReadEvents(std::io::Error::new(
         std::io::ErrorKind::TimedOut,
@@ -17,7 +18,8 @@ fn stalled(idle: Duration) -> kube::Error {
     ))
 }
 
-/// Awaits the opening of a watch, failing with `Stalled` once `limit` has passed.
+/// Awaits `open` (the answer to a request: a watch's response, a list's response head or
+/// a whole list), failing with `Stalled` once `limit` has passed.
 pub(crate) async fn open_within<T>(
     limit: Option<Duration>,
     open: impl Future<Output = Result<T, kube::Error>>,
@@ -25,14 +27,14 @@ pub(crate) async fn open_within<T>(
     match limit {
         None => open.await,
         Some(limit) => tokio::time::timeout(limit, open).await.unwrap_or_else(|_| {
-            tracing::debug!(?limit, "watch silent; abandoning it");
+            tracing::debug!(?limit, "request silent; abandoning it");
             Err(stalled(limit))
         }),
     }
 }
 
-/// The next item of a watch stream, or a `Stalled` error once `limit` has passed
-/// without one.
+/// The next item of a stream (a watch's events, a list body's chunks), or a `Stalled`
+/// error once `limit` has passed without one.
 pub(crate) async fn next_within<S, T>(
     limit: Option<Duration>,
     stream: &mut S,
@@ -48,7 +50,7 @@ mod tests {
     use super::*;
 
     #[tokio::test(start_paused = true)]
-    async fn a_silent_watch_fails_as_stalled_once_the_limit_passes() {
+    async fn a_silent_request_fails_as_stalled_once_the_limit_passes() {
         let limit = Some(Duration::from_secs(3));
         let err = open_within(limit, std::future::pending::<Result<(), kube::Error>>())
             .await

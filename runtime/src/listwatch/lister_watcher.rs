@@ -1,7 +1,7 @@
 //! The interface a reflector lists and watches through: client-go's `ListerWatcher`,
 //! the stream a watch returns, and the hook that adjusts every request's parameters.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use futures::{FutureExt, future::BoxFuture, stream::BoxStream};
 use kube::{
@@ -9,7 +9,7 @@ use kube::{
     core::{ObjectList, WatchEvent},
 };
 
-use super::skipped::SkippedObject;
+use super::{idle::open_within, skipped::SkippedObject};
 
 /// One page of a list, with the items skipped because they do not decode (what
 /// [`ListerWatcher::list_page`] returns).
@@ -29,27 +29,40 @@ pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, kube::Error>>
 pub type TweakListParams = Arc<dyn Fn(&mut ListParams) + Send + Sync>;
 
 /// Lists and watches one resource: client-go's `ListerWatcher`. Object safe, so a
-/// reflector holds it as `Arc<dyn ListerWatcher<K>>`; tests provide scripted fakes.
-pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
+/// reflector holds it as `Arc<dyn ListerWatcher<K>>`; tests provide scripted fakes. The
+/// objects are owned (`K: 'static`), as every decoded Kubernetes object is.
+pub trait ListerWatcher<K: Clone + 'static>: Send + Sync + 'static {
     /// Lists one page of objects.
     fn list<'a>(
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<K>, kube::Error>>;
 
-    /// Lists one page, leaving out the items that do not decode into `K` and saying which
-    /// ([`ListPage::skipped`]): what the reflector calls. The default calls
-    /// [`list`](Self::list), which skips nothing: one undecodable item fails the page.
-    /// [`ApiListerWatcher`](super::ApiListerWatcher) decodes item by item and skips.
-    /// Wrappers must forward it.
+    /// Lists one page as [`list`](Self::list) does, with two differences; the reflector
+    /// lists through this.
+    ///
+    /// - Items that do not decode into `K` may be left out and named in
+    ///   [`ListPage::skipped`] instead of failing the page.
+    ///   [`ApiListerWatcher`](super::ApiListerWatcher) decodes item by item and does so.
+    /// - A request that stays silent for `idle_limit` fails with
+    ///   [`WireError::Stalled`](super::WireError::Stalled), carried as a transport error
+    ///   (`kube::Error::ReadEvents` of kind `TimedOut`); `None` waits as long as `list`. The
+    ///   reflector passes
+    ///   [`ReflectorConfig::list_idle_timeout`](crate::reflector::ReflectorConfig::list_idle_timeout).
+    ///
+    /// This default skips nothing (one undecodable item fails the page) and bounds the
+    /// whole `list` call, so a page that takes longer than `idle_limit` in all fails,
+    /// however steadily its body arrives. An implementation that reads the body as it
+    /// arrives should override it to bound each wait instead (the response head, then each
+    /// piece of the body after the one before), as `ApiListerWatcher` does; a wrapper
+    /// should forward it to the lister-watcher it wraps, or this default would bound that
+    /// one's whole call and skip nothing.
     fn list_page<'a>(
         &'a self,
         params: &'a ListParams,
-    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>>
-    where
-        K: 'a,
-    {
-        self.list(params)
+        idle_limit: Option<Duration>,
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>> {
+        open_within(idle_limit, self.list(params))
             .map(|list| list.map(|list| ListPage { list, skipped: Vec::new() }))
             .boxed()
     }

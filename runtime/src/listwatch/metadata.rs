@@ -1,7 +1,7 @@
 //! [`MetadataListerWatcher`]: listing and watching through the metadata endpoints, so
 //! the server sends `PartialObjectMetadata`, never whole objects.
 
-use std::fmt;
+use std::{fmt, time::Duration};
 
 use futures::future::BoxFuture;
 use kube::api::{ListParams, WatchParams};
@@ -85,11 +85,9 @@ where
     fn list_page<'a>(
         &'a self,
         params: &'a ListParams,
-    ) -> BoxFuture<'a, Result<ListPage<PartialObjectMeta<K>>, kube::Error>>
-    where
-        PartialObjectMeta<K>: 'a,
-    {
-        self.params.list_page(params)
+        idle_limit: Option<Duration>,
+    ) -> BoxFuture<'a, Result<ListPage<PartialObjectMeta<K>>, kube::Error>> {
+        self.params.list_page(params, idle_limit)
     }
 
     fn watch<'a>(

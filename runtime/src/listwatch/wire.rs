@@ -1,15 +1,21 @@
 //! The HTTP side of listing and watching: sending a request built by
 //! [`kube::core::Request`], turning an error response into `kube::Error::Api` as
 //! `kube::Client` does (but keeping the HTTP code when the body is not a `Status`),
-//! handing a list body on chunk by chunk, and splitting a watch body into lines.
+//! handing a list body on as a stream of chunks, and splitting a watch body into lines.
 //!
 //! `kube::Client::request` holds a list body twice (`Bytes`, then a `String` copy) and
 //! decodes it with `from_str` once all of it is in; here a list body is handed on chunk
 //! by chunk as it arrives, so the caller decodes it during the transfer and never holds
 //! it whole. Only the body of an error response is read into one buffer.
 
-use std::{future::poll_fn, pin::Pin};
+use std::{
+    future::poll_fn,
+    pin::Pin,
+    task::{Poll, ready},
+};
 
+use bytes::Bytes;
+use futures::Stream;
 use http_body::Body as _;
 use kube::{
     Client,
@@ -23,7 +29,7 @@ const MAX_PRESIZE: usize = 1 << 30;
 
 use super::skipped::SkippedObject;
 
-/// An error of the byte stream of a watch, carried by `kube::Error::ReadEvents`.
+/// An error of the byte stream of a watch or a list, carried by `kube::Error::ReadEvents`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum WireError {
@@ -35,13 +41,15 @@ pub enum WireError {
         /// How many bytes of the unfinished line had arrived.
         bytes: usize,
     },
-    /// Nothing arrived on the watch (no event, no bookmark, and perhaps not even its
-    /// response) for `idle`, longer than the server-side watch timeout plus the
-    /// reflector's `watch_idle_margin`: the connection is presumed dead. The reflector
-    /// re-watches from the last resource version it applied.
-    #[error("the watch went silent: nothing received for {idle:?}")]
+    /// Nothing arrived for `idle` on a watch or a list, and its connection is presumed
+    /// dead. On a watch: no event, no bookmark, perhaps not even its response, for longer
+    /// than the server-side watch timeout plus the reflector's `watch_idle_margin`; the
+    /// reflector re-watches from the last resource version it applied. On a list: no
+    /// response, or no more of its body, for the reflector's `list_idle_timeout`; the
+    /// reflector relists after a backoff.
+    #[error("the connection went silent: nothing received for {idle:?}")]
     Stalled {
-        /// How long the watch had been silent.
+        /// How long the watch or list had been silent.
         idle: std::time::Duration,
     },
     /// A watch event (`ADDED`, `MODIFIED` or `DELETED`) whose object is valid JSON but does
@@ -134,18 +142,23 @@ async fn read_body(response: http::Response<Body>) -> Result<Vec<u8>, kube::Erro
     Ok(buffer)
 }
 
-/// Hands every data chunk of the body to `each` as it arrives.
-pub(crate) async fn for_each_chunk(
+/// The data chunks of the body, each as it arrives (trailers are skipped).
+pub(crate) fn data_chunks(
     response: http::Response<Body>,
-    mut each: impl FnMut(&[u8]) -> Result<(), kube::Error>,
-) -> Result<(), kube::Error> {
+) -> impl Stream<Item = Result<Bytes, kube::Error>> + Unpin {
     let mut body = response.into_body();
-    while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
-        if let Ok(data) = frame?.into_data() {
-            each(&data)?;
+    futures::stream::poll_fn(move |cx| {
+        loop {
+            let Some(frame) = ready!(Pin::new(&mut body).poll_frame(cx)) else {
+                return Poll::Ready(None);
+            };
+            match frame.map(http_body::Frame::into_data) {
+                Ok(Ok(data)) => return Poll::Ready(Some(Ok(data))),
+                Ok(Err(_trailers)) => {}
+                Err(err) => return Poll::Ready(Some(Err(err))),
+            }
         }
-    }
-    Ok(())
+    })
 }
 
 /// Splits a watch body into lines, each handed out as a borrowed slice without its

@@ -1,7 +1,7 @@
 //! Wrappers that count into a [`ReflectorStats`] what passes between a reflector, its
 //! lister-watcher and its store, so the reflector itself needs no counting code.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use futures::{FutureExt, StreamExt, future::BoxFuture};
 use kube::api::{ListParams, WatchParams};
@@ -42,6 +42,23 @@ struct CountingListerWatcher<K> {
     stats: ReflectorStats,
 }
 
+impl<K: Clone> CountingListerWatcher<K> {
+    /// Counts a list request sent as `listed`, and its failure if it fails.
+    fn counted<'a, T: 'a>(
+        &'a self,
+        listed: BoxFuture<'a, Result<T, kube::Error>>,
+    ) -> BoxFuture<'a, Result<T, kube::Error>> {
+        self.stats.list_sent();
+        listed
+            .inspect(|listed| {
+                if listed.is_err() {
+                    self.stats.list_failed();
+                }
+            })
+            .boxed()
+    }
+}
+
 impl<K> ListerWatcher<K> for CountingListerWatcher<K>
 where
     K: Clone + Send + 'static,
@@ -50,33 +67,15 @@ where
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<K>, kube::Error>> {
-        self.stats.list_sent();
-        self.inner
-            .list(params)
-            .inspect(|listed| {
-                if listed.is_err() {
-                    self.stats.list_failed();
-                }
-            })
-            .boxed()
+        self.counted(self.inner.list(params))
     }
 
     fn list_page<'a>(
         &'a self,
         params: &'a ListParams,
-    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>>
-    where
-        K: 'a,
-    {
-        self.stats.list_sent();
-        self.inner
-            .list_page(params)
-            .inspect(|listed| {
-                if listed.is_err() {
-                    self.stats.list_failed();
-                }
-            })
-            .boxed()
+        idle_limit: Option<Duration>,
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>> {
+        self.counted(self.inner.list_page(params, idle_limit))
     }
 
     fn watch<'a>(

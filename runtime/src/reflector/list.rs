@@ -131,7 +131,8 @@ where
         let mut paginated = false;
 
         loop {
-            let page = cancel.run_until_cancelled(self.lister_watcher.list_page(&params)).await?;
+            let page =
+                cancel.run_until_cancelled(self.lister_watcher.list_page(&params, None)).await?;
             let page = match page {
                 Ok(page) => page,
                 Err(err)
@@ -140,8 +141,9 @@ where
                 {
                     tracing::debug!("continue token expired; falling back to a full list");
                     let full = ListParams { limit: None, continue_token: None, ..requested };
-                    let whole =
-                        cancel.run_until_cancelled(self.lister_watcher.list_page(&full)).await?;
+                    let whole = cancel
+                        .run_until_cancelled(self.lister_watcher.list_page(&full, None))
+                        .await?;
                     return Some(whole.map(|page| {
                         let (items, resource_version, _) = split(page.list);
                         Listed { items, resource_version, paginated, skipped: page.skipped }

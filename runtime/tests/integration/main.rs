@@ -26,6 +26,7 @@ mod reflector_backoff;
 mod reflector_cancel;
 mod reflector_decode;
 mod reflector_list;
+mod reflector_list_idle;
 mod reflector_resync;
 mod reflector_streaming;
 mod reflector_support;

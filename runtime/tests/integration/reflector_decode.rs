@@ -175,7 +175,7 @@ async fn list_page_skips_a_wrongly_typed_item_and_keeps_the_others() {
         pod("b")
     );
     let lw = ApiListerWatcher::new(Api::<Pod>::all(client(200, &[&list])));
-    let page = lw.list_page(&ListParams::default()).await.unwrap();
+    let page = lw.list_page(&ListParams::default(), None).await.unwrap();
     let names: Vec<_> = page.list.items.iter().map(|p| p.metadata.name.clone().unwrap()).collect();
     assert_eq!(names, ["a", "b"]);
     assert_eq!(page.skipped.len(), 1);

@@ -229,22 +229,32 @@ impl ListerWatcher<Pod> for FakeListerWatcher {
         &'a self,
         params: &'a ListParams,
     ) -> BoxFuture<'a, Result<ObjectList<Pod>, kube::Error>> {
-        Box::pin(async move { self.list_page(params).await.map(|page| page.list) })
+        Box::pin(async move { self.list_page(params, None).await.map(|page| page.list) })
     }
 
+    /// Answers from the queue, bounding the whole call by `idle_limit` as the trait's
+    /// default does (the fake has no body to read piece by piece).
     fn list_page<'a>(
         &'a self,
         params: &'a ListParams,
-    ) -> BoxFuture<'a, Result<ListPage<Pod>, kube::Error>>
-    where
-        Pod: 'a,
-    {
+        idle_limit: Option<Duration>,
+    ) -> BoxFuture<'a, Result<ListPage<Pod>, kube::Error>> {
         self.record(Call::List { params: params.clone(), at: Instant::now() });
         let reply = self.lists.lock().pop_front();
         Box::pin(async move {
-            match reply {
-                Some(reply) => reply,
-                None => std::future::pending().await,
+            let answer = async {
+                match reply {
+                    Some(reply) => reply,
+                    None => std::future::pending().await,
+                }
+            };
+            match idle_limit {
+                None => answer.await,
+                Some(idle) => tokio::time::timeout(idle, answer).await.unwrap_or_else(|_| {
+                    let stalled = WireError::Stalled { idle };
+                    let io = std::io::Error::new(std::io::ErrorKind::TimedOut, stalled);
+                    Err(kube::Error::ReadEvents(io))
+                }),
             }
         })
     }
