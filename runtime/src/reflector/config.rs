@@ -76,6 +76,20 @@ pub struct ReflectorConfig {
     /// idle connections instead), and kube's client sets no read timeout by default, so
     /// without it one dead connection would freeze the cache with no error at all.
     pub watch_idle_margin: Duration,
+    /// How long a list request may stay silent before the reflector presumes its
+    /// connection dead (default 60 s); zero disables the check.
+    ///
+    /// The limit is on silence, not on the length of the list: the response must begin
+    /// (status line and headers) within it, and then each piece of the body must arrive
+    /// within it of the one before, so a list of 100,000 objects that keeps sending is
+    /// never cut, however long it takes. kube-apiserver ends any request that is not a
+    /// watch after its `--request-timeout` (60 s by default), so a list that has sent
+    /// nothing for longer is stuck: a half-open TCP connection. The reflector then reports
+    /// [`WireError::Stalled`](crate::listwatch::WireError::Stalled) as a failed list
+    /// ([`ReflectorError::List`](super::ReflectorError::List)) and relists after the usual
+    /// backoff. Here we do better than client-go, whose list over HTTP/1 has no time limit
+    /// at all: one dead connection during a relist would freeze the cache with no error.
+    pub list_idle_timeout: Duration,
     /// The backoff between failed requests.
     pub backoff: BackoffConfig,
     /// How often the resync timer fires while watching; zero (the default) never resyncs.
@@ -94,6 +108,7 @@ impl Default for ReflectorConfig {
             min_watch_timeout: Duration::from_secs(5 * 60),
             max_watch_timeout: Duration::from_secs(10 * 60),
             watch_idle_margin: Duration::from_secs(5),
+            list_idle_timeout: Duration::from_secs(60),
             backoff: BackoffConfig::default(),
             resync_period: Duration::ZERO,
             streaming_list: false,
@@ -122,6 +137,12 @@ impl ReflectorConfig {
             Duration::from_secs(longest.as_secs()) + self.watch_idle_margin
         })
     }
+
+    /// How long a list may stay silent (see
+    /// [`list_idle_timeout`](Self::list_idle_timeout)); `None` when the check is off.
+    pub(crate) fn list_idle_limit(&self) -> Option<Duration> {
+        (!self.list_idle_timeout.is_zero()).then_some(self.list_idle_timeout)
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +157,9 @@ mod tests {
         assert_eq!(config.max_watch_timeout, Duration::from_secs(600));
         assert_eq!(config.resync_period, Duration::ZERO);
         assert_eq!(config.watch_idle_margin, Duration::from_secs(5));
+        // Not client-go's: its HTTP/1 list has no time limit. kube-apiserver's default
+        // --request-timeout, past which no list is still being answered.
+        assert_eq!(config.list_idle_timeout, Duration::from_secs(60));
         assert!(!config.streaming_list);
         assert_eq!(config.backoff.initial, Duration::from_millis(800));
         assert_eq!(config.backoff.max, Duration::from_secs(30));
@@ -174,5 +198,13 @@ mod tests {
         let off =
             ReflectorConfig { watch_idle_margin: Duration::ZERO, ..ReflectorConfig::default() };
         assert_eq!(off.watch_idle_limit(), None);
+    }
+
+    #[test]
+    fn list_idle_limit_is_the_timeout_unless_zero() {
+        assert_eq!(ReflectorConfig::default().list_idle_limit(), Some(Duration::from_secs(60)));
+        let off =
+            ReflectorConfig { list_idle_timeout: Duration::ZERO, ..ReflectorConfig::default() };
+        assert_eq!(off.list_idle_limit(), None);
     }
 }

@@ -70,8 +70,9 @@ impl std::fmt::Display for StoreOperation {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReflectorError {
-    /// A list request failed (transport error, 403, 5xx, undecodable list...).
-    /// The reflector backs off, then relists.
+    /// A list request failed (transport error, a list silent past
+    /// [`list_idle_timeout`](super::ReflectorConfig::list_idle_timeout), 403, 5xx,
+    /// undecodable list...). The reflector backs off, then relists.
     #[error("list request failed")]
     List(#[source] kube::Error),
 
@@ -331,7 +332,8 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_stalled_watch_is_a_transient_transport_error() {
+    async fn a_stalled_request_is_a_transient_transport_error() {
+        // A stalled watch is re-opened after a backoff, a stalled list retried after one.
         let silent = std::future::pending::<Result<(), kube::Error>>();
         let err =
             crate::listwatch::open_within(Some(Duration::from_secs(3)), silent).await.unwrap_err();

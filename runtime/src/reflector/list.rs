@@ -131,8 +131,7 @@ where
         let mut paginated = false;
 
         loop {
-            let page =
-                cancel.run_until_cancelled(self.lister_watcher.list_page(&params, None)).await?;
+            let page = cancel.run_until_cancelled(self.list_page(&params)).await?;
             let page = match page {
                 Ok(page) => page,
                 Err(err)
@@ -141,9 +140,7 @@ where
                 {
                     tracing::debug!("continue token expired; falling back to a full list");
                     let full = ListParams { limit: None, continue_token: None, ..requested };
-                    let whole = cancel
-                        .run_until_cancelled(self.lister_watcher.list_page(&full, None))
-                        .await?;
+                    let whole = cancel.run_until_cancelled(self.list_page(&full)).await?;
                     return Some(whole.map(|page| {
                         let (items, resource_version, _) = split(page.list);
                         Listed { items, resource_version, paginated, skipped: page.skipped }
@@ -180,6 +177,13 @@ where
                 }
             }
         }
+    }
+
+    /// One list request, given up (as a transport error, so the list is retried after a
+    /// backoff) once it has been silent for
+    /// [`list_idle_timeout`](super::ReflectorConfig::list_idle_timeout).
+    async fn list_page(&self, params: &ListParams) -> Result<ListPage<K>, kube::Error> {
+        self.lister_watcher.list_page(params, self.config.list_idle_limit()).await
     }
 }
 

@@ -2,8 +2,9 @@
 //! `list_page` of `ApiListerWatcher` limits the wait for the response head and then for
 //! each chunk of the body after the one before, not the whole list; the default
 //! `list_page` of a lister-watcher that does not read bodies itself limits the whole
-//! call; the wrappers pass the limit on. client-go has no such limit: its HTTP/1 list
-//! waits for ever on a half-open connection.
+//! call; the wrappers pass the limit on. The reflector reports a stalled list as a failed
+//! list and relists after the backoff. client-go has no such limit: its HTTP/1 list waits
+//! for ever on a half-open connection.
 
 use std::{convert::Infallible, pin::Pin, sync::Arc, task::Context, task::Poll, time::Duration};
 
@@ -22,7 +23,9 @@ use kube_informers_runtime::listwatch::{
 use kube_informers_runtime::metrics::ReflectorStats;
 use tokio::time::Instant;
 
-use crate::reflector_support::{page, pod};
+use crate::reflector_support::{
+    FakeListerWatcher, Harness, Op, Reported, WatchScript, config, page, pod,
+};
 
 /// The idle limit of these tests.
 const LIMIT: Duration = Duration::from_secs(1);
@@ -216,4 +219,23 @@ async fn the_default_list_page_limits_the_whole_call() {
     let err = count_listed(&slow).await.expect_err("slower than the limit");
     assert_eq!(stalled_for(&err), Some(LIMIT));
     assert_eq!(count_listed(&Slow { delay: LIMIT / 2 }).await.ok(), Some(1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stalled_list_is_reported_as_a_failed_list_and_relisted_after_the_backoff() {
+    let lw = FakeListerWatcher::new()
+        .unanswered_list()
+        .list(Ok(page(vec![pod("a", "1")], "10", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start(lw, config());
+    h.until("the watch", |h| h.lw.watches().len() == 1).await;
+
+    assert_eq!(h.reported(), [Reported { kind: "list", code: None }], "one failed list");
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 2);
+    // Given up after the default 60 s of silence, then relisted after the 800 ms backoff.
+    assert_eq!(lists[1].1 - lists[0].1, Duration::from_millis(60_800));
+    assert_eq!(lists[1].0.resource_version, lists[0].0.resource_version, "the same list again");
+    assert_eq!(h.store.ops(), [Op::Replace(vec!["a@1".into()], "10".into())]);
+    h.stop().await;
 }

@@ -157,10 +157,13 @@ impl Call {
     }
 }
 
+/// The scripted answer to one list call: `None` for a list that never completes.
+type ListScript = Option<Result<ListPage<Pod>, kube::Error>>;
+
 /// A `ListerWatcher` that answers from queues and records every call. Once a queue is
 /// empty, lists never complete and watches stay open without events.
 pub struct FakeListerWatcher {
-    lists: Mutex<VecDeque<Result<ListPage<Pod>, kube::Error>>>,
+    lists: Mutex<VecDeque<ListScript>>,
     watches: Mutex<VecDeque<WatchScript>>,
     calls: Mutex<Vec<Call>>,
     progress: Arc<Notify>,
@@ -177,13 +180,19 @@ impl FakeListerWatcher {
     }
 
     pub fn list(self, reply: Result<ObjectList<Pod>, kube::Error>) -> Self {
-        self.lists.lock().push_back(reply.map(|list| ListPage { list, skipped: Vec::new() }));
+        self.lists.lock().push_back(Some(reply.map(|list| ListPage { list, skipped: Vec::new() })));
         self
     }
 
     /// A list page that left out `skipped` as undecodable.
     pub fn list_skipping(self, list: ObjectList<Pod>, skipped: Vec<SkippedObject>) -> Self {
-        self.lists.lock().push_back(Ok(ListPage { list, skipped }));
+        self.lists.lock().push_back(Some(Ok(ListPage { list, skipped })));
+        self
+    }
+
+    /// A list that never completes, before the next scripted ones.
+    pub fn unanswered_list(self) -> Self {
+        self.lists.lock().push_back(None);
         self
     }
 
@@ -240,7 +249,7 @@ impl ListerWatcher<Pod> for FakeListerWatcher {
         idle_limit: Option<Duration>,
     ) -> BoxFuture<'a, Result<ListPage<Pod>, kube::Error>> {
         self.record(Call::List { params: params.clone(), at: Instant::now() });
-        let reply = self.lists.lock().pop_front();
+        let reply = self.lists.lock().pop_front().flatten();
         Box::pin(async move {
             let answer = async {
                 match reply {
