@@ -12,7 +12,8 @@
 //! - `decode`: decodes one watch event from its line;
 //! - `managed_fields`: decodes an object without `metadata.managedFields`, used by both
 //!   decoders when [`ApiListerWatcher::skip_managed_fields`] is set;
-//! - `idle`: the time limit on a silent watch ([`WireError::Stalled`]);
+//! - `idle`: the time limit on a silent watch or list ([`WireError::Stalled`]), which
+//!   [`ListerWatcher::list_page`] and the reflector's watches use;
 //! - `skipped`: what is known of an object that does not decode ([`SkippedObject`]).
 //!
 //! Nothing here knows about the reflector or the informers above it: this module only

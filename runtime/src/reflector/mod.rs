@@ -14,7 +14,10 @@
 //!    (a consistent read) once that version has expired. When a continue token expires
 //!    mid-pagination, the pages are dropped and the list is retried whole, without a
 //!    limit (client-go's pager `FullListIfExpired`). The items and the list's resource
-//!    version go to [`ReflectorStore::replace`].
+//!    version go to [`ReflectorStore::replace`]. A list request that stays silent for
+//!    [`ReflectorConfig::list_idle_timeout`] (no response, or no more of its body; a long
+//!    list that keeps sending is never cut) is presumed dead and fails with
+//!    [`WireError::Stalled`](crate::listwatch::WireError::Stalled), a failed list.
 //! 2. **Watch** from the last resource version with `allowWatchBookmarks=true` and a
 //!    random server timeout in `[min_watch_timeout, max_watch_timeout]`. `ADDED`,
 //!    `MODIFIED` and `DELETED` go to `add`/`update`/`delete`; bookmarks only advance the
@@ -30,7 +33,7 @@
 //!    limit, served from the API server's watch cache as client-go's does, and only if
 //!    that list is refused as expired or too large turns to a consistent read
 //!    (`resourceVersion=""`, paginated); `429`, `5xx` and transport failures of a watch
-//!    back off and re-watch; a failed list, a `403` or another refusal, or a watch that
+//!    back off and re-watch; a failed list (a stalled one included), a `403` or another refusal, or a watch that
 //!    closes at once without events back off and relist. The backoff is exponential
 //!    ([`BackoffConfig`]), honours `Retry-After`, and starts over after two quiet minutes.
 //! 4. **Resync**: while watching, every [`ReflectorConfig::resync_period`] the reflector
