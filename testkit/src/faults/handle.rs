@@ -163,9 +163,10 @@ impl Faults<'_> {
     }
 
     /// Removes every pending `fail_next`, `fail_next_with_body`, `hang_next` and
-    /// `hang_next_mid_body` rule.
+    /// `hang_next_mid_body` rule, and every pending `drop_next_initial_events_end`.
     pub fn clear_failures(&self) {
         self.state().fail_rules.lock().clear();
+        self.state().endless_initial_events.lock().clear();
     }
 
     /// Delays every request by `latency` before it is handled (`None` to stop).
@@ -202,6 +203,41 @@ impl Faults<'_> {
         let rv = store.current_rv();
         let object = malformed.object(&info, rv, self.state().next_malformed_seq());
         store.send_raw(&info.group_resource(), event_line("ADDED", &object))
+    }
+
+    /// Sends an `ERROR` event carrying `failure`'s Status to every open watch of `resource`
+    /// now, in the middle of its stream (kube-apiserver sends one, then ends the watch, for
+    /// an expired resource version or an internal error; here the stream stays open, so the
+    /// client must end it); returns how many watches received it.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> kube_informers_testkit::Result<()> {
+    /// use kube_informers_testkit::{InjectedFailure, TestApiServer};
+    /// let server = TestApiServer::start().await?;
+    /// server.faults().error_event_in_watch("configmaps", InjectedFailure::internal_error());
+    /// # Ok(()) }
+    /// ```
+    pub fn error_event_in_watch(&self, resource: &str, failure: InjectedFailure) -> usize {
+        let Some(info) = self.shared.registry.find(resource) else { return 0 };
+        let status = failure.to_api_error("watch", &info).to_status();
+        let line = event_line("ERROR", &serde_json::to_vec(&status).unwrap_or_default());
+        self.shared.store.lock().send_raw(&info.group_resource(), line)
+    }
+
+    /// The next streaming list (`sendInitialEvents=true`) of `resource` sends its initial
+    /// events but not the `k8s.io/initial-events-end` bookmark that ends them, as a proxy
+    /// that drops it does (k9s #4186); the stream otherwise goes on (events, bookmarks).
+    /// Each call affects one streaming list.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> kube_informers_testkit::Result<()> {
+    /// use kube_informers_testkit::TestApiServer;
+    /// let server = TestApiServer::start().await?;
+    /// server.faults().drop_next_initial_events_end("configmaps");
+    /// # Ok(()) }
+    /// ```
+    pub fn drop_next_initial_events_end(&self, resource: &str) {
+        self.state().endless_initial_events.lock().push(resource.to_string());
     }
 
     /// Adds an object without `metadata.name` ([`Malformed::MissingName`]) to the next list

@@ -36,6 +36,9 @@ pub(crate) struct FaultState {
     pub(super) drop_after: AtomicU64,
     /// Resources whose next watch event is cut in the middle, one entry per pending cut.
     pub(super) truncations: Mutex<Vec<String>>,
+    /// Resources whose next streaming list sends no initial-events-end bookmark, one entry
+    /// per pending streaming list.
+    pub(super) endless_initial_events: Mutex<Vec<String>>,
     pub(super) malformed_seq: AtomicU64,
 }
 
@@ -100,14 +103,12 @@ impl FaultState {
 
     /// Consumes one pending `truncate_next_watch_event` of this resource, if any.
     pub(crate) fn take_truncation(&self, info: &ResourceInfo) -> bool {
-        let mut pending = self.truncations.lock();
-        match pending.iter().position(|name| names_resource(name, info)) {
-            Some(index) => {
-                pending.remove(index);
-                true
-            }
-            None => false,
-        }
+        take_one(&self.truncations, info)
+    }
+
+    /// Consumes one pending `drop_next_initial_events_end` of this resource, if any.
+    pub(crate) fn take_endless_initial_events(&self, info: &ResourceInfo) -> bool {
+        take_one(&self.endless_initial_events, info)
     }
 
     /// The token a new watch listens on.
@@ -128,5 +129,17 @@ impl FaultState {
         if result == Ok(1) {
             self.drop_watches();
         }
+    }
+}
+
+/// Removes the first entry of `pending` that names `info`; whether there was one.
+fn take_one(pending: &Mutex<Vec<String>>, info: &ResourceInfo) -> bool {
+    let mut pending = pending.lock();
+    match pending.iter().position(|name| names_resource(name, info)) {
+        Some(index) => {
+            pending.remove(index);
+            true
+        }
+        None => false,
     }
 }

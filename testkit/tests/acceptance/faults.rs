@@ -456,3 +456,46 @@ async fn hang_next_mid_body_sends_the_head_and_half_the_body_then_nothing() {
     assert!(!matches!(end, Some(Ok(_))), "no more data after the cut: {end:?}");
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn error_event_in_watch_reaches_every_open_watch_mid_stream() {
+    let (server, api) = server_with_cms().await;
+    create_cm(&api, "a", &[]).await;
+    let wp = WatchParams::default().disable_bookmarks();
+    let mut stream = api.watch(&wp, "0").await.expect("watch").boxed();
+    assert!(matches!(stream.next().await, Some(Ok(WatchEvent::Added(_)))));
+    let sent =
+        server.faults().error_event_in_watch("configmaps", InjectedFailure::internal_error());
+    assert_eq!(sent, 1);
+    match stream.next().await {
+        Some(Ok(WatchEvent::Error(status))) => assert_eq!(status.code, 500),
+        other => panic!("expected an ERROR event, got {other:?}"),
+    }
+    // The stream stays open: the next change still arrives on it.
+    create_cm(&api, "b", &[]).await;
+    assert!(matches!(stream.next().await, Some(Ok(WatchEvent::Added(cm))) if cm.name_any() == "b"));
+    assert_eq!(
+        server.faults().error_event_in_watch("nosuchthings", InjectedFailure::forbidden()),
+        0
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn drop_next_initial_events_end_leaves_one_streaming_list_without_its_bookmark() {
+    let (server, api) = server_with_cms().await;
+    create_cm(&api, "a", &[]).await;
+    let streaming = WatchParams::streaming_lists().timeout(1);
+    let is_end = |event: &WatchEvent<ConfigMap>| {
+        matches!(event, WatchEvent::Bookmark(b)
+            if b.metadata.annotations.get("k8s.io/initial-events-end").is_some_and(|v| v == "true"))
+    };
+    server.faults().drop_next_initial_events_end("configmaps");
+    let events: Vec<_> = api.watch(&streaming, "").await.expect("watch").collect().await;
+    assert!(events.iter().any(|e| matches!(e, Ok(WatchEvent::Added(_)))), "{events:?}");
+    assert!(!events.iter().any(|e| e.as_ref().is_ok_and(is_end)), "{events:?}");
+    // One-shot: the next streaming list ends its initial events again.
+    let events: Vec<_> = api.watch(&streaming, "").await.expect("watch").collect().await;
+    assert!(events.iter().any(|e| e.as_ref().is_ok_and(is_end)), "{events:?}");
+    server.shutdown().await;
+}

@@ -111,7 +111,8 @@ pub(crate) fn watch(
                 queue.extend(initial.into_iter().map(Out::Msg));
                 // Since 1.34 the watch cache ends the initial ADDED events of a watch from
                 // ""/"0" with the same bookmark as a streaming list, when bookmarks are on.
-                if streaming || (bookmarks && start == WatchStart::CurrentState) {
+                let endless = streaming && shared.faults.take_endless_initial_events(&info);
+                if (streaming || (bookmarks && start == WatchStart::CurrentState)) && !endless {
                     queue.push_back(Out::Bookmark { rv: current, initial_end: true });
                 }
                 rx
