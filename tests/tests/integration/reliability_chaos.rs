@@ -1,6 +1,7 @@
 //! Convergence under chaos: a seeded random schedule of testkit faults (dropped watches,
-//! watches cut after N events, 410 compactions, bursts of 500 and 429, restarts, latency)
-//! runs while a workload creates, updates and deletes ConfigMaps in three namespaces. Once the
+//! watches cut after N events, 410 compactions, bursts of 500 and 429, restarts, latency,
+//! lists that hang mid-body, ERROR events mid-stream, silent watches, streaming lists
+//! without their end bookmark, and objects that do not decode) runs while a workload creates, updates and deletes ConfigMaps in three namespaces. Once the
 //! faults are cleared, the informer's cache, the server's state and a model rebuilt only from
 //! handler callbacks must match exactly (keys and resourceVersions).
 //!
@@ -21,7 +22,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube_informers_runtime::TypedInformerFactory;
 use kube_informers_runtime::reflector::{BackoffConfig, ReflectorConfig};
-use kube_informers_testkit::{InjectedFailure, TestApiServer};
+use kube_informers_testkit::{InjectedFailure, Malformed, TestApiServer};
 use kube_informers_tests::{CallbackModel, Recorder, cache_model, init_tracing, peak_rss_kib};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -50,6 +51,18 @@ enum Fault {
     Burst429,
     Restart,
     Latency,
+    /// A relist whose response stops mid-body and stays open (`list_idle_timeout`).
+    ListHangsMidBody,
+    /// An ERROR event (500, 410 or 403) in the middle of the open watches.
+    ErrorEvent,
+    /// The next watch gets no answer, or half an event, then silence (`watch_idle_margin`).
+    SilentWatch,
+    /// The next streaming list never sends its initial-events-end bookmark.
+    NoInitialEventsEnd,
+    /// An object that does not decode in the next relist.
+    PoisonInList,
+    /// An object that does not decode in the open watches.
+    PoisonInWatch,
 }
 
 /// What one batch did.
@@ -130,6 +143,10 @@ fn chaos_reflector_config(seed: u64) -> ReflectorConfig {
         min_watch_timeout: Duration::from_secs(2),
         max_watch_timeout: Duration::from_secs(4),
         watch_idle_margin: Duration::from_secs(1),
+        // A list that hangs is abandoned after a second.
+        list_idle_timeout: Duration::from_secs(1),
+        // Odd seeds sync through streaming lists, so their faults meet that path too.
+        streaming_list: seed % 2 == 1,
         backoff: BackoffConfig {
             initial: Duration::from_millis(5),
             max: Duration::from_millis(100),
@@ -318,7 +335,7 @@ async fn within<T>(seed: u64, step: &str, fut: impl std::future::Future<Output =
 async fn inject_fault(server: &TestApiServer, rng: &mut StdRng, latency_steps: &mut u32) -> Fault {
     let faults = server.faults();
     let verb = if rng.random_bool(0.5) { "list" } else { "watch" };
-    match rng.random_range(0..7) {
+    match rng.random_range(0..13) {
         0 => {
             faults.drop_watches();
             Fault::DropWatches
@@ -356,12 +373,51 @@ async fn inject_fault(server: &TestApiServer, rng: &mut StdRng, latency_steps: &
             server.restart().await.unwrap();
             Fault::Restart
         }
+        7 => {
+            faults.hang_next_mid_body("list", "configmaps", 1);
+            force_relist(server);
+            Fault::ListHangsMidBody
+        }
+        8 => {
+            let code = [500, 410, 403][rng.random_range(0..3)];
+            faults.error_event_in_watch("configmaps", InjectedFailure { code, retry_after: None });
+            Fault::ErrorEvent
+        }
+        9 => {
+            if rng.random_bool(0.5) {
+                faults.hang_next("watch", "configmaps", 1);
+            } else {
+                faults.hang_next_mid_body("watch", "configmaps", 1);
+            }
+            faults.drop_watches();
+            Fault::SilentWatch
+        }
+        10 => {
+            faults.drop_next_initial_events_end("configmaps");
+            force_relist(server);
+            Fault::NoInitialEventsEnd
+        }
+        11 => {
+            faults.malformed_in_next_list("configmaps", Malformed::WrongType);
+            force_relist(server);
+            Fault::PoisonInList
+        }
+        12 => {
+            faults.malformed_in_watch("configmaps", Malformed::WrongType);
+            Fault::PoisonInWatch
+        }
         _ => {
             faults.set_latency(Some(Duration::from_millis(rng.random_range(1..4))));
             *latency_steps = rng.random_range(1..6);
             Fault::Latency
         }
     }
+}
+
+/// Makes the informer relist: its watch is dropped and the re-watch meets a 410.
+fn force_relist(server: &TestApiServer) {
+    server.compact();
+    server.faults().drop_watches();
 }
 
 async fn create(
