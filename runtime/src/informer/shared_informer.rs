@@ -78,15 +78,21 @@ where
         }
     }
 
-    /// Sets the reflector's configuration (page size, backoff, watch timeouts, streaming
-    /// lists). Fails once the informer has started.
-    pub fn set_reflector_config(&self, config: ReflectorConfig) -> Result<()> {
+    /// Runs `set` on the state unless the informer has started: what every setter that
+    /// only applies before the start does.
+    fn before_start(&self, set: impl FnOnce(&mut State<K>)) -> Result<()> {
         let mut state = self.inner.state.lock();
         if state.started {
             return Err(InformerError::AlreadyStarted);
         }
-        state.reflector_config = config;
+        set(&mut state);
         Ok(())
+    }
+
+    /// Sets the reflector's configuration (page size, backoff, watch timeouts, streaming
+    /// lists). Fails once the informer has started.
+    pub fn set_reflector_config(&self, config: ReflectorConfig) -> Result<()> {
+        self.before_start(|state| state.reflector_config = config)
     }
 
     /// Names the informer (client-go's `SharedIndexInformerOptions.Identifier`), so that two
@@ -99,12 +105,7 @@ where
     /// a component: every distinct name is a new set of series. A reflector left with the
     /// default [`ReflectorConfig::name`] is named `<name>/<resource>`.
     pub fn set_name(&self, name: impl Into<String>) -> Result<()> {
-        let mut state = self.inner.state.lock();
-        if state.started {
-            return Err(InformerError::AlreadyStarted);
-        }
-        state.name = Some(name.into());
-        Ok(())
+        self.before_start(|state| state.name = Some(name.into()))
     }
 
     /// The name given by [`set_name`](Self::set_name), if any.
@@ -115,12 +116,7 @@ where
     /// Sets a transform that runs on every object before it is stored (client-go's
     /// `SetTransform`). Fails once the informer has started.
     pub fn set_transform(&self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Result<()> {
-        let mut state = self.inner.state.lock();
-        if state.started {
-            return Err(InformerError::AlreadyStarted);
-        }
-        state.transform = Some(Arc::new(transform));
-        Ok(())
+        self.before_start(|state| state.transform = Some(Arc::new(transform)))
     }
 
     /// Sets the handler that receives the errors that end a list-and-watch cycle (client-go's
@@ -134,12 +130,7 @@ where
         &self,
         handler: impl Fn(&ReflectorError) + Send + Sync + 'static,
     ) -> Result<()> {
-        let mut state = self.inner.state.lock();
-        if state.started {
-            return Err(InformerError::AlreadyStarted);
-        }
-        state.watch_error_handler = Some(Arc::new(handler));
-        Ok(())
+        self.before_start(|state| state.watch_error_handler = Some(Arc::new(handler)))
     }
 
     /// Sets a function that receives every error the reflector logs, including the routine
@@ -149,12 +140,7 @@ where
         &self,
         observer: impl Fn(&ReflectorError) + Send + Sync + 'static,
     ) -> Result<()> {
-        let mut state = self.inner.state.lock();
-        if state.started {
-            return Err(InformerError::AlreadyStarted);
-        }
-        state.error_observer = Some(Arc::new(observer));
-        Ok(())
+        self.before_start(|state| state.error_observer = Some(Arc::new(observer)))
     }
 
     /// Adds a handler that resyncs at the informer's default period, with an unbounded
