@@ -61,9 +61,11 @@ impl std::fmt::Display for StoreOperation {
     }
 }
 
-/// Every failure the reflector observes. Each one is passed to the watch-error handler
-/// (see [`Reflector::set_watch_error_handler`](super::Reflector::set_watch_error_handler))
-/// and logged; the reflector then recovers on its own (re-watch, relist or back off).
+/// Every failure the reflector observes. Each one is logged and passed to the error
+/// observer ([`Reflector::set_error_observer`](super::Reflector::set_error_observer)); those
+/// that end a list-and-watch cycle also go to the watch-error handler (see
+/// [`WatchErrorHandler`](super::WatchErrorHandler) for which). The reflector then recovers
+/// on its own (re-watch, relist or back off).
 ///
 /// The cause, when there is one, is available through [`std::error::Error::source`]
 /// and is not repeated in the message.
