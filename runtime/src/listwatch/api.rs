@@ -221,9 +221,9 @@ where
     }
 }
 
-/// Sends a list request and decodes its body as it arrives, skipping undecodable items. With an `idle_limit`, the
-/// response head must come within it, then each chunk of the body within it of the one
-/// before (the decoding in between does not count).
+/// Sends a list request and decodes its body as it arrives, skipping undecodable items.
+/// With an `idle_limit`, the response head must come within it, then each chunk of the
+/// body within it of the one before (the decoding in between does not count).
 async fn list_objects<T>(
     client: &Client,
     request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,

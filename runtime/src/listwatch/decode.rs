@@ -58,10 +58,9 @@ fn undecodable_object(line: &[u8], err: &serde_json::Error) -> Option<WireError>
     }
     // A rare path: the object is decoded again, loosely, for its metadata.
     let event = serde_json::from_slice::<Event>(line).ok()?;
-    let object = serde_json::to_vec(&event.object).ok()?;
     matches!(event.event.as_str(), "ADDED" | "MODIFIED" | "DELETED").then(|| {
         WireError::UndecodableObject {
-            object: SkippedObject::from_json(&object, err),
+            object: SkippedObject::from_value(event.object, err),
             event: event.event,
         }
     })

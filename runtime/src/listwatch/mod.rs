@@ -39,3 +39,4 @@ pub use scope::InformerScope;
 pub(crate) use scope::filtered_lister_watcher;
 pub use skipped::SkippedObject;
 pub use wire::WireError;
+pub(crate) use wire::causes;

@@ -26,22 +26,34 @@ pub struct SkippedObject {
     pub reason: String,
 }
 
+/// The part of an object a [`SkippedObject`] reads.
+#[derive(Deserialize)]
+struct Object {
+    metadata: Meta,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    name: Option<String>,
+    namespace: Option<String>,
+    #[serde(rename = "resourceVersion")]
+    resource_version: Option<String>,
+}
+
 impl SkippedObject {
     /// What can be read of the object whose JSON is `object`, which failed to decode with
     /// `err`.
     pub(crate) fn from_json(object: &[u8], err: &serde_json::Error) -> Self {
-        #[derive(Deserialize)]
-        struct Object {
-            metadata: Meta,
-        }
-        #[derive(Deserialize)]
-        struct Meta {
-            name: Option<String>,
-            namespace: Option<String>,
-            #[serde(rename = "resourceVersion")]
-            resource_version: Option<String>,
-        }
-        let meta = serde_json::from_slice::<Object>(object).ok().map(|object| object.metadata);
+        Self::read(serde_json::from_slice::<Object>(object).ok(), err)
+    }
+
+    /// As [`from_json`](Self::from_json), for an object already parsed into a `Value`.
+    pub(crate) fn from_value(object: serde_json::Value, err: &serde_json::Error) -> Self {
+        Self::read(serde_json::from_value::<Object>(object).ok(), err)
+    }
+
+    fn read(object: Option<Object>, err: &serde_json::Error) -> Self {
+        let meta = object.map(|object| object.metadata);
         let key = match meta.as_ref() {
             Some(Meta { name: Some(name), namespace: Some(namespace), .. })
                 if !namespace.is_empty() =>

@@ -23,11 +23,11 @@ use kube::{
     core::{Status, request::Error as RequestError},
 };
 
+use super::skipped::SkippedObject;
+
 /// The largest `Content-Length` trusted to pre-size the buffer of an error body; a larger
 /// body still reads, growing the buffer as it arrives.
 const MAX_PRESIZE: usize = 1 << 30;
-
-use super::skipped::SkippedObject;
 
 /// An error of the byte stream of a watch or a list, carried by `kube::Error::ReadEvents`.
 #[derive(Debug, thiserror::Error)]
@@ -77,19 +77,19 @@ impl WireError {
     /// assert!(matches!(WireError::find_in(&err), Some(WireError::TruncatedEvent { bytes: 3 })));
     /// ```
     pub fn find_in<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a WireError> {
-        let mut cause = Some(err);
-        while let Some(current) = cause {
-            if let Some(wire) = current.downcast_ref::<WireError>() {
-                return Some(wire);
-            }
-            let inner = current.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref());
-            if let Some(wire) = inner.and_then(|inner| inner.downcast_ref::<WireError>()) {
-                return Some(wire);
-            }
-            cause = current.source();
-        }
-        None
+        causes(err).find_map(|cause| cause.downcast_ref::<WireError>())
     }
+}
+
+/// `err` and its causes, outermost first, including the error inside each
+/// `std::io::Error` (whose `source` skips it).
+pub(crate) fn causes<'a>(
+    err: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(err), |current| current.source()).flat_map(|current| {
+        let inner = current.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref());
+        std::iter::once(current).chain(inner.map(|inner| inner as _))
+    })
 }
 
 /// Sends `request` and returns the response if its status is a success; an error

@@ -6,6 +6,8 @@
 use kube::Resource;
 use tokio_util::sync::CancellationToken;
 
+use crate::listwatch::causes;
+
 use super::{
     Phase, Reflector, ReflectorError,
     error::{Disposition, classify},
@@ -104,15 +106,9 @@ where
 /// client-go's `utilnet.IsConnectionRefused`: somewhere in the error's chain is a refused
 /// connection (the API server is not listening, most likely restarting).
 fn is_connection_refused(err: &kube::Error) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(current) = cause {
-        if current
+    causes(err).any(|cause| {
+        cause
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
-        {
-            return true;
-        }
-        cause = current.source();
-    }
-    false
+    })
 }

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use kube::{Resource, api::ListParams, core::ObjectList};
+use tokio_util::sync::CancellationToken;
 
 use crate::listwatch::{ListPage, SkippedObject};
-use tokio_util::sync::CancellationToken;
 
 use super::{
     Phase, Reflector, ReflectorError, StoreOperation,
