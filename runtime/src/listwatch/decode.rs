@@ -10,7 +10,11 @@ use serde::{
     de::{self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess},
 };
 
-use super::{managed_fields::WithoutManagedFields, skipped::SkippedObject, wire::WireError};
+use super::{
+    capacity::{Lengths, ObjectHinted, event_mute, scan},
+    skipped::SkippedObject,
+    wire::WireError,
+};
 
 /// How objects are decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,8 +35,11 @@ pub(crate) fn decode_event<K>(
 where
     K: DeserializeOwned + Clone,
 {
+    // The envelope holds no arrays, so the line's arrays are the object's.
+    let lengths = scan(line, event_mute(options)).map(|scanned| scanned.lengths);
+    let lengths = Lengths::new(lengths.unwrap_or_default());
     let mut deserializer = serde_json::Deserializer::from_slice(line);
-    let decoded = EventSeed::<K> { options, _item: PhantomData }
+    let decoded = EventSeed::<K> { options, lengths: &lengths, _item: PhantomData }
         .deserialize(&mut deserializer)
         .and_then(|event| deserializer.end().map(|()| event));
     decoded.map_err(|err| match bare_status(line) {
@@ -79,32 +86,16 @@ fn bare_status(line: &[u8]) -> Option<Status> {
     serde_json::from_slice(line).ok()
 }
 
-/// Decodes one object, with or without its managed fields.
-struct ItemSeed<K> {
-    options: DecodeOptions,
-    _item: PhantomData<fn() -> K>,
-}
-
-impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ItemSeed<K> {
-    type Value = K;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
-        if self.options.skip_managed_fields {
-            WithoutManagedFields::<K>::new().deserialize(deserializer)
-        } else {
-            K::deserialize(deserializer)
-        }
-    }
-}
-
 /// One watch event. The server sends `type` before `object`, so the object is decoded
 /// in place; if it came first it is buffered as a `Value` until the type is known.
-struct EventSeed<K> {
+struct EventSeed<'c, K> {
     options: DecodeOptions,
+    /// The lengths of the object's arrays (see [`capacity`](super::capacity)).
+    lengths: &'c Lengths,
     _item: PhantomData<fn() -> K>,
 }
 
-impl<'de, K: DeserializeOwned + Clone> DeserializeSeed<'de> for EventSeed<K> {
+impl<'de, K: DeserializeOwned + Clone> DeserializeSeed<'de> for EventSeed<'_, K> {
     type Value = WatchEvent<K>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -141,17 +132,22 @@ impl EventType {
 }
 
 /// The object of an event of a known type.
-struct ObjectSeed<K> {
+struct ObjectSeed<'c, K> {
     event_type: EventType,
     options: DecodeOptions,
+    lengths: &'c Lengths,
     _item: PhantomData<fn() -> K>,
 }
 
-impl<'de, K: DeserializeOwned + Clone> DeserializeSeed<'de> for ObjectSeed<K> {
+impl<'de, K: DeserializeOwned + Clone> DeserializeSeed<'de> for ObjectSeed<'_, K> {
     type Value = WatchEvent<K>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        let item = || ItemSeed::<K> { options: self.options, _item: PhantomData };
+        let item = || ObjectHinted::<K> {
+            options: self.options,
+            lengths: self.lengths,
+            _object: PhantomData,
+        };
         Ok(match self.event_type {
             EventType::Added => WatchEvent::Added(item().deserialize(deserializer)?),
             EventType::Modified => WatchEvent::Modified(item().deserialize(deserializer)?),
@@ -162,7 +158,7 @@ impl<'de, K: DeserializeOwned + Clone> DeserializeSeed<'de> for ObjectSeed<K> {
     }
 }
 
-impl<'de, K: DeserializeOwned + Clone> de::Visitor<'de> for EventSeed<K> {
+impl<'de, K: DeserializeOwned + Clone> de::Visitor<'de> for EventSeed<'_, K> {
     type Value = WatchEvent<K>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -184,6 +180,7 @@ impl<'de, K: DeserializeOwned + Clone> de::Visitor<'de> for EventSeed<K> {
                         event = Some(map.next_value_seed(ObjectSeed::<K> {
                             event_type,
                             options: self.options,
+                            lengths: self.lengths,
                             _item: PhantomData,
                         })?);
                     }
@@ -199,9 +196,14 @@ impl<'de, K: DeserializeOwned + Clone> de::Visitor<'de> for EventSeed<K> {
         }
         let event_type = event_type.ok_or_else(|| de::Error::missing_field("type"))?;
         let object = early_object.ok_or_else(|| de::Error::missing_field("object"))?;
-        ObjectSeed::<K> { event_type, options: self.options, _item: PhantomData }
-            .deserialize(object)
-            .map_err(de::Error::custom)
+        ObjectSeed::<K> {
+            event_type,
+            options: self.options,
+            lengths: self.lengths,
+            _item: PhantomData,
+        }
+        .deserialize(object)
+        .map_err(de::Error::custom)
     }
 }
 

@@ -4,9 +4,11 @@
 //!
 //! The envelope (`apiVersion`, `kind`, `metadata`, `items`, unknown keys) is walked key
 //! by key; values and items are decoded one at a time with serde_json from the buffered
-//! bytes. A value cut by the end of the buffer fails with an EOF or syntax error and is
+//! bytes. An object item is first scanned to its end (which also gives its arrays'
+//! lengths, see [`capacity`](super::capacity)) and decoded only once it is all in. Any
+//! other value cut by the end of the buffer fails with an EOF or syntax error and is
 //! retried once more bytes are in; a pass only starts once [`BATCH`] bytes are waiting,
-//! so a retried partial item costs little. A malformed body is reported when it ends.
+//! so a retried partial value costs little. A malformed body is reported when it ends.
 //!
 //! An item that is valid JSON but does not decode into the type (a wrongly typed value) is
 //! skipped, whole, and described by a [`SkippedObject`]: the rest of the list still
@@ -16,7 +18,12 @@ use kube::core::{ListMeta, ObjectList, TypeMeta};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny};
 use serde_json::error::Category;
 
-use super::{decode::DecodeOptions, managed_fields::WithoutManagedFields, skipped::SkippedObject};
+use super::{
+    capacity::{Scanned, decode_slice, object_mute, scan},
+    decode::DecodeOptions,
+    managed_fields::WithoutManagedFields,
+    skipped::SkippedObject,
+};
 
 /// How many undecoded bytes are gathered before decoding what they hold.
 const BATCH: usize = 1024 * 1024;
@@ -221,6 +228,9 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
                     Ok(Step::Progress)
                 }
                 _ => {
+                    if let Some(step) = self.hinted_item(ended)? {
+                        return Ok(step);
+                    }
                     let item = if self.options.skip_managed_fields {
                         self.parse::<Skipping<K>>(self.pos, ended)
                             .map(|item| item.map(|(item, end)| (item.0, end)))
@@ -240,6 +250,31 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
                     Ok(Step::Progress)
                 }
             },
+        }
+    }
+
+    /// Decodes the object item at `pos` once all of it is buffered, with every `Vec` at
+    /// its exact length (see [`capacity`](super::capacity)); `None` when the item is not
+    /// an object (the plain path decodes, or rejects, it).
+    fn hinted_item(&mut self, ended: bool) -> serde_json::Result<Option<Step>> {
+        let input = &self.buffer[self.pos..];
+        if input.first() != Some(&b'{') {
+            return Ok(None);
+        }
+        let Some(Scanned { lengths, end }) = scan(input, object_mute(self.options)) else {
+            if ended {
+                return Err(serde_json::Error::custom("the list body ended early"));
+            }
+            return Ok(Some(Step::NeedMore));
+        };
+        match decode_slice::<K>(&input[..end], lengths, self.options) {
+            Ok(item) => {
+                self.items.get_or_insert_with(Vec::new).push(item);
+                self.pos += end;
+                Ok(Some(Step::Progress))
+            }
+            Err(err) if err.classify() == Category::Data => self.skip_item(&err, ended).map(Some),
+            Err(err) => Err(err),
         }
     }
 

@@ -8,7 +8,7 @@
 //! (in a CRD's spec, say) is kept, and the cost is a few branches per top-level key.
 //! Which key was read is noted by the wrappers in `key`, which hand the key on untouched.
 
-mod forward;
+pub(crate) mod forward;
 mod key;
 
 use std::{fmt, marker::PhantomData};
@@ -35,6 +35,14 @@ impl<'de, K: de::Deserialize<'de>> DeserializeSeed<'de> for WithoutManagedFields
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
         K::deserialize(Wrapped { inner: deserializer, level: Level::Object })
     }
+}
+
+/// `deserializer`, wrapped so that the object it decodes skips `metadata.managedFields`
+/// (as [`WithoutManagedFields`] does): for callers that wrap it once more.
+pub(crate) fn skipping<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> impl Deserializer<'de, Error = D::Error> {
+    Wrapped { inner: deserializer, level: Level::Object }
 }
 
 /// Which map a wrapper stands for, and so which key it intercepts.

@@ -44,4 +44,4 @@ macro_rules! forward_visits {
     };
 }
 
-pub(super) use {forward_every_deserialize, forward_visits};
+pub(crate) use {forward_every_deserialize, forward_visits};
