@@ -217,6 +217,13 @@ impl<K: Resource + Send + Sync + 'static> DeltaFifo<K> {
         Ok(())
     }
 
+    /// The newest state the FIFO knows for `key`: the object of its newest queued delta
+    /// (`None` if that is a delete), else the state a popped key is being processed into,
+    /// else the known objects' (what a relist compares with).
+    pub fn newest(&self, key: &str) -> Option<Arc<K>> {
+        self.inner.state.lock().newest(key, self.known())
+    }
+
     /// Queues a [`Delta::Sync`] for every known key that is not already queued or being
     /// processed (client-go `Resync`); those will be delivered anyway. Does nothing without
     /// known objects.

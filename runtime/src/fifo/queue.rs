@@ -224,6 +224,19 @@ impl<K> QueueState<K> {
         }
     }
 
+    /// The newest state of `key`: its newest queued delta's object (none after a delete),
+    /// else its in-flight state, else the known object.
+    pub(super) fn newest(&self, key: &str, known: Option<&dyn KnownObjects<K>>) -> Option<Arc<K>> {
+        match self.items.get(key).and_then(Deltas::newest) {
+            Some(Delta::Deleted(_)) => None,
+            Some(delta) => Some(Arc::clone(delta.object())),
+            None => match self.in_flight.get(key) {
+                Some(state) => state.clone(),
+                None => known.and_then(|known| known.get_by_key(key)),
+            },
+        }
+    }
+
     fn queue_tombstone(&mut self, key: &str, obj: Arc<K>) {
         debug!(%key, "queueing tombstone for an object missing from a relist or forgotten");
         let tombstone = DeletedFinalStateUnknown { key: key.to_owned(), object: obj };

@@ -8,6 +8,7 @@ use kube::Resource;
 use crate::DeletedObject;
 use crate::fifo::DeltaFifo;
 use crate::reflector::{BoxError, ReflectorStore};
+use crate::store::meta_namespace_key_func;
 
 use super::options::Transform;
 
@@ -26,9 +27,12 @@ where
     }
 
     /// Runs the transform in place: the reflector hands over a fresh `Arc`, so this never
-    /// copies the object.
+    /// copies the object. An `Arc` shared with the store is one [`reuse`](ReflectorStore::reuse)
+    /// handed back to a relist: stored, so transformed already, and kept as it is.
     fn transformed(&self, mut obj: Arc<K>) -> Arc<K> {
-        if let Some(transform) = &self.transform {
+        if let Some(transform) = &self.transform
+            && Arc::strong_count(&obj) == 1
+        {
             transform(Arc::make_mut(&mut obj));
         }
         obj
@@ -58,6 +62,14 @@ where
 
     fn resync(&self) -> Result<(), BoxError> {
         Ok(self.queue.resync()?)
+    }
+
+    /// The FIFO's newest state of the object (queued, being processed, or in the
+    /// informer's store) when it has `obj`'s resourceVersion.
+    fn reuse(&self, obj: &K) -> Option<Arc<K>> {
+        let version = obj.meta().resource_version.as_deref().filter(|rv| !rv.is_empty())?;
+        let newest = self.queue.newest(&meta_namespace_key_func(obj).ok()?)?;
+        (newest.meta().resource_version.as_deref() == Some(version)).then_some(newest)
     }
 
     fn forget(&self, key: &str) -> Result<(), BoxError> {

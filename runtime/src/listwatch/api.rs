@@ -192,6 +192,22 @@ where
         idle_limit: Option<Duration>,
     ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>> {
         Box::pin(async move {
+            let mut items = Vec::new();
+            let mut page =
+                self.list_page_into(params, idle_limit, &mut |item| items.push(item)).await?;
+            page.list.items = items;
+            Ok(page)
+        })
+    }
+
+    /// Hands each item over as soon as it is decoded.
+    fn list_page_into<'a>(
+        &'a self,
+        params: &'a ListParams,
+        idle_limit: Option<Duration>,
+        each: &'a mut (dyn FnMut(K) + Send),
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>> {
+        Box::pin(async move {
             let request = Request::new(&self.url_path);
             let params = self.list_params(params);
             let built = if K::metadata_api() {
@@ -199,7 +215,7 @@ where
             } else {
                 request.list(&params)
             };
-            list_objects(&self.client, built, self.decode, idle_limit).await
+            list_objects(&self.client, built, self.decode, idle_limit, each).await
         })
     }
 
@@ -221,7 +237,8 @@ where
     }
 }
 
-/// Sends a list request and decodes its body as it arrives, skipping undecodable items.
+/// Sends a list request and decodes its body as it arrives, handing each item to `each`
+/// once decoded and skipping undecodable ones; the page returned has no items.
 /// With an `idle_limit`, the response head must come within it, then each chunk of the
 /// body within it of the one before (the decoding in between does not count).
 async fn list_objects<T>(
@@ -229,6 +246,7 @@ async fn list_objects<T>(
     request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
     decode: DecodeOptions,
     idle_limit: Option<Duration>,
+    each: &mut (dyn FnMut(T) + Send),
 ) -> Result<ListPage<T>, kube::Error>
 where
     T: Clone + DeserializeOwned,
@@ -238,8 +256,10 @@ where
     let mut decoder = ListDecoder::new(decode);
     while let Some(chunk) = next_within(idle_limit, &mut chunks).await {
         decoder.feed(&chunk?).map_err(kube::Error::SerdeError)?;
+        decoder.drain_items(each);
     }
-    let (list, skipped) = decoder.finish().map_err(kube::Error::SerdeError)?;
+    let (mut list, skipped) = decoder.finish().map_err(kube::Error::SerdeError)?;
+    std::mem::take(&mut list.items).into_iter().for_each(each);
     Ok(ListPage { list, skipped })
 }
 

@@ -111,6 +111,13 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
         Ok(())
     }
 
+    /// Hands the items decoded so far to `each`, in order.
+    pub(crate) fn drain_items(&mut self, each: &mut (dyn FnMut(K) + Send)) {
+        if let Some(items) = &mut self.items {
+            items.drain(..).for_each(each);
+        }
+    }
+
     /// The body has ended: decodes the rest and returns the list, with the items that were
     /// skipped because they do not decode into `K`.
     pub(crate) fn finish(mut self) -> serde_json::Result<(ObjectList<K>, Vec<SkippedObject>)> {

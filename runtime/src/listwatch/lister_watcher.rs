@@ -67,6 +67,28 @@ pub trait ListerWatcher<K: Clone + 'static>: Send + Sync + 'static {
             .boxed()
     }
 
+    /// Lists one page as [`list_page`](Self::list_page) does, handing each item to `each`
+    /// instead of collecting it: the returned page's `items` are empty. The reflector lists
+    /// through this, so that it never holds a page's objects twice (see
+    /// [`ReflectorStore::reuse`](crate::reflector::ReflectorStore::reuse)).
+    ///
+    /// This default collects the page with `list_page`, then hands its items over. An
+    /// implementation that decodes the body as it arrives should override it to hand over
+    /// each item once decoded, as [`ApiListerWatcher`](super::ApiListerWatcher) does; a
+    /// wrapper should forward it.
+    fn list_page_into<'a>(
+        &'a self,
+        params: &'a ListParams,
+        idle_limit: Option<Duration>,
+        each: &'a mut (dyn FnMut(K) + Send),
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>> {
+        Box::pin(async move {
+            let mut page = self.list_page(params, idle_limit).await?;
+            std::mem::take(&mut page.list.items).into_iter().for_each(each);
+            Ok(page)
+        })
+    }
+
     /// Starts a watch from `resource_version` (`""` for "now" / a consistent streaming list).
     fn watch<'a>(
         &'a self,

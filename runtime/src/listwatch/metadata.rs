@@ -90,6 +90,15 @@ where
         self.params.list_page(params, idle_limit)
     }
 
+    fn list_page_into<'a>(
+        &'a self,
+        params: &'a ListParams,
+        idle_limit: Option<Duration>,
+        each: &'a mut (dyn FnMut(PartialObjectMeta<K>) + Send),
+    ) -> BoxFuture<'a, Result<ListPage<PartialObjectMeta<K>>, kube::Error>> {
+        self.params.list_page_into(params, idle_limit, each)
+    }
+
     fn watch<'a>(
         &'a self,
         params: &'a WatchParams,

@@ -78,6 +78,15 @@ where
         self.counted(self.inner.list_page(params, idle_limit))
     }
 
+    fn list_page_into<'a>(
+        &'a self,
+        params: &'a ListParams,
+        idle_limit: Option<Duration>,
+        each: &'a mut (dyn FnMut(K) + Send),
+    ) -> BoxFuture<'a, Result<ListPage<K>, kube::Error>> {
+        self.counted(self.inner.list_page_into(params, idle_limit, each))
+    }
+
     fn watch<'a>(
         &'a self,
         params: &'a WatchParams,
@@ -136,6 +145,10 @@ impl<K> ReflectorStore<K> for CountingStore<K> {
 
     fn resync(&self) -> Result<(), BoxError> {
         self.inner.resync()
+    }
+
+    fn reuse(&self, obj: &K) -> Option<Arc<K>> {
+        self.inner.reuse(obj)
     }
 
     fn forget(&self, key: &str) -> Result<(), BoxError> {

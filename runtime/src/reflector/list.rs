@@ -125,13 +125,13 @@ where
         };
         let requested = ListParams { limit, ..requested };
         let mut params = requested.clone();
-        let mut items = Vec::new();
+        let mut items: Vec<Arc<K>> = Vec::new();
         let mut skipped = Vec::new();
         let mut list_resource_version = None;
         let mut paginated = false;
 
         loop {
-            let page = cancel.run_until_cancelled(self.list_page(&params)).await?;
+            let page = cancel.run_until_cancelled(self.list_page(&params, &mut items)).await?;
             let page = match page {
                 Ok(page) => page,
                 Err(err)
@@ -140,9 +140,11 @@ where
                 {
                     tracing::debug!("continue token expired; falling back to a full list");
                     let full = ListParams { limit: None, continue_token: None, ..requested };
-                    let whole = cancel.run_until_cancelled(self.list_page(&full)).await?;
+                    items.clear();
+                    let whole =
+                        cancel.run_until_cancelled(self.list_page(&full, &mut items)).await?;
                     return Some(whole.map(|page| {
-                        let (items, resource_version, _) = split(page.list);
+                        let (resource_version, _) = split(page.list);
                         Listed { items, resource_version, paginated, skipped: page.skipped }
                     }));
                 }
@@ -151,13 +153,8 @@ where
 
             let ListPage { list: page, skipped: page_skipped } = page;
             skipped.extend(page_skipped);
-            let (page_items, page_resource_version, continue_token) = split(page);
+            let (page_resource_version, continue_token) = split(page);
             list_resource_version.get_or_insert(page_resource_version);
-            if items.is_empty() {
-                items = page_items;
-            } else {
-                items.extend(page_items);
-            }
             match continue_token {
                 Some(token) => {
                     tracing::debug!(items = items.len(), "fetching the next page");
@@ -181,17 +178,25 @@ where
 
     /// One list request, given up (as a transport error, so the list is retried after a
     /// backoff) once it has been silent for
-    /// [`list_idle_timeout`](super::ReflectorConfig::list_idle_timeout).
-    async fn list_page(&self, params: &ListParams) -> Result<ListPage<K>, kube::Error> {
-        self.lister_watcher.list_page(params, self.config.list_idle_limit()).await
+    /// [`list_idle_timeout`](super::ReflectorConfig::list_idle_timeout). Each item is
+    /// appended to `items` as soon as it is decoded: the store's object where it holds the
+    /// same version ([`ReflectorStore::reuse`](super::ReflectorStore::reuse)), so that a
+    /// relist holds an unchanged object once, not twice; else the item moved into an `Arc`.
+    async fn list_page(
+        &self,
+        params: &ListParams,
+        items: &mut Vec<Arc<K>>,
+    ) -> Result<ListPage<K>, kube::Error> {
+        let store = &self.store;
+        let mut each = |item: K| items.push(store.reuse(&item).unwrap_or_else(|| Arc::new(item)));
+        self.lister_watcher.list_page_into(params, self.config.list_idle_limit(), &mut each).await
     }
 }
 
-/// A page's objects (moved into `Arc`s, not copied), resource version and continue token.
-fn split<K: Clone>(list: ObjectList<K>) -> (Vec<Arc<K>>, String, Option<String>) {
-    let ObjectList { metadata, items, .. } = list;
+/// A page's resource version and continue token.
+fn split<K: Clone>(list: ObjectList<K>) -> (String, Option<String>) {
+    let ObjectList { metadata, .. } = list;
     (
-        items.into_iter().map(Arc::new).collect(),
         metadata.resource_version.unwrap_or_default(),
         metadata.continue_.filter(|token| !token.is_empty()),
     )

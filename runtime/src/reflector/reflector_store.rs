@@ -30,6 +30,20 @@ pub trait ReflectorStore<K>: Send + Sync {
     /// The resync timer fired and `should_resync` agreed: re-deliver the known objects.
     fn resync(&self) -> Result<(), BoxError>;
 
+    /// The object this store holds for `obj`'s key at `obj`'s resourceVersion, if any. A
+    /// (re)list hands that object to [`replace`](Self::replace) in place of `obj`, which is
+    /// dropped at once: an unchanged object is then held once, not twice, while a relist is
+    /// read, and the store's copy (already transformed, for an informer) is kept. The
+    /// default holds nothing and returns `None`.
+    ///
+    /// client-go decodes and keeps a second copy of every object during a relist, and
+    /// hands `OnUpdate` two equal but distinct objects; here an unchanged object is the same
+    /// `Arc` before and after the relist.
+    fn reuse(&self, obj: &K) -> Option<Arc<K>> {
+        let _ = obj;
+        None
+    }
+
     /// A watch event for the object under `key` (`namespace/name` or `name`) carried a
     /// version that does not decode (see
     /// [`SkippedObject`](crate::listwatch::SkippedObject)): drop the object as a relist
@@ -64,6 +78,10 @@ where
 
     fn resync(&self) -> Result<(), BoxError> {
         (**self).resync()
+    }
+
+    fn reuse(&self, obj: &K) -> Option<Arc<K>> {
+        (**self).reuse(obj)
     }
 
     fn forget(&self, key: &str) -> Result<(), BoxError> {

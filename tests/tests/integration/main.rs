@@ -13,6 +13,7 @@ mod informer_late_handler;
 mod informer_missed_deletes;
 mod informer_pagination;
 mod informer_rbac;
+mod informer_relist_reuse;
 mod informer_shutdown;
 mod informer_streaming;
 mod informer_sync;
