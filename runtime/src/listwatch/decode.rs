@@ -79,10 +79,17 @@ fn bare_status(line: &[u8]) -> Option<Status> {
     serde_json::from_slice(line).ok()
 }
 
-/// Decodes one object, with or without its managed fields.
-struct ItemSeed<K> {
+/// Decodes one object, with or without its managed fields, from any deserializer (JSON
+/// here and in `list_stream`, protobuf in `protobuf`).
+pub(crate) struct ItemSeed<K> {
     options: DecodeOptions,
     _item: PhantomData<fn() -> K>,
+}
+
+impl<K> ItemSeed<K> {
+    pub(crate) fn new(options: DecodeOptions) -> Self {
+        Self { options, _item: PhantomData }
+    }
 }
 
 impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ItemSeed<K> {
