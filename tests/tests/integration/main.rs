@@ -16,6 +16,7 @@ mod informer_rbac;
 mod informer_shutdown;
 mod informer_streaming;
 mod informer_sync;
+mod protobuf_wire;
 mod reliability_bad_input;
 mod reliability_chaos;
 mod reliability_handlers;
