@@ -2,7 +2,7 @@
 //! belong to it alone.
 //!
 //! ```text
-//! bench_client --mode ours|ours-strip|metadata|kube-rt|floor --kind pods|configmaps
+//! bench_client --mode ours|ours-strip|ours-protobuf|metadata|kube-rt|floor --kind pods|configmaps
 //!              --count N --kubeconfig PATH [--events M]
 //! ```
 //!
@@ -10,6 +10,7 @@
 //! `{"phase":"ready","handlers":H}`, waits for a `go` line on stdin (the driver then applies
 //! M updates), and prints `{"phase":"events",...}` once its handlers (or, for `kube-rt`,
 //! its store) have seen all M updates. `ours` runs a second round with ten handlers.
+//! `ours-protobuf` is `ours` over the protobuf wire format (the factory's `protobuf()`).
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -204,7 +205,15 @@ where
     events_line(10, wall, events, cpu_before);
 }
 
-async fn run_ours<K>(args: &Args, client: Client, strip: bool)
+/// How `run_ours` builds its factory.
+#[derive(Clone, Copy)]
+enum Ours {
+    Plain,
+    Strip,
+    Protobuf,
+}
+
+async fn run_ours<K>(args: &Args, client: Client, ours: Ours)
 where
     K: kube::Resource<DynamicType = ()>
         + serde::Serialize
@@ -218,8 +227,10 @@ where
 {
     let start = Instant::now();
     let mut builder = TypedInformerFactory::builder(client);
-    if strip {
-        builder = builder.strip_managed_fields();
+    match ours {
+        Ours::Plain => {}
+        Ours::Strip => builder = builder.strip_managed_fields(),
+        Ours::Protobuf => builder = builder.protobuf(),
     }
     let factory: TypedInformerFactory = builder.build();
     let informer = factory.informer_for::<K>();
@@ -373,10 +384,14 @@ fn main() -> std::process::ExitCode {
             }
         };
         match (args.mode.as_str(), args.kind.as_str()) {
-            ("ours", "pods") => run_ours::<Pod>(&args, client, false).await,
-            ("ours", "configmaps") => run_ours::<ConfigMap>(&args, client, false).await,
-            ("ours-strip", "pods") => run_ours::<Pod>(&args, client, true).await,
-            ("ours-strip", "configmaps") => run_ours::<ConfigMap>(&args, client, true).await,
+            ("ours", "pods") => run_ours::<Pod>(&args, client, Ours::Plain).await,
+            ("ours", "configmaps") => run_ours::<ConfigMap>(&args, client, Ours::Plain).await,
+            ("ours-strip", "pods") => run_ours::<Pod>(&args, client, Ours::Strip).await,
+            ("ours-strip", "configmaps") => run_ours::<ConfigMap>(&args, client, Ours::Strip).await,
+            ("ours-protobuf", "pods") => run_ours::<Pod>(&args, client, Ours::Protobuf).await,
+            ("ours-protobuf", "configmaps") => {
+                run_ours::<ConfigMap>(&args, client, Ours::Protobuf).await
+            }
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,
             ("kube-rt", "configmaps") => run_kube_runtime::<ConfigMap>(&args, client).await,
