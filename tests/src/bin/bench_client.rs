@@ -2,7 +2,8 @@
 //! belong to it alone.
 //!
 //! ```text
-//! bench_client --mode ours|ours-strip|ours-protobuf|metadata|kube-rt|floor --kind pods|configmaps
+//! bench_client --mode ours|ours-strip|ours-protobuf|ours-protobuf-strip|metadata|kube-rt|floor
+//!              --kind pods|configmaps
 //!              --count N --kubeconfig PATH [--events M]
 //! ```
 //!
@@ -10,7 +11,8 @@
 //! `{"phase":"ready","handlers":H}`, waits for a `go` line on stdin (the driver then applies
 //! M updates), and prints `{"phase":"events",...}` once its handlers (or, for `kube-rt`,
 //! its store) have seen all M updates. `ours` runs a second round with ten handlers.
-//! `ours-protobuf` is `ours` over the protobuf wire format (the factory's `protobuf()`).
+//! `ours-protobuf` is `ours` over the protobuf wire format (the factory's `protobuf()`), and
+//! `ours-protobuf-strip` adds `strip_managed_fields()`.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -211,6 +213,7 @@ enum Ours {
     Plain,
     Strip,
     Protobuf,
+    ProtobufStrip,
 }
 
 async fn run_ours<K>(args: &Args, client: Client, ours: Ours)
@@ -231,6 +234,7 @@ where
         Ours::Plain => {}
         Ours::Strip => builder = builder.strip_managed_fields(),
         Ours::Protobuf => builder = builder.protobuf(),
+        Ours::ProtobufStrip => builder = builder.protobuf().strip_managed_fields(),
     }
     let factory: TypedInformerFactory = builder.build();
     let informer = factory.informer_for::<K>();
@@ -391,6 +395,12 @@ fn main() -> std::process::ExitCode {
             ("ours-protobuf", "pods") => run_ours::<Pod>(&args, client, Ours::Protobuf).await,
             ("ours-protobuf", "configmaps") => {
                 run_ours::<ConfigMap>(&args, client, Ours::Protobuf).await
+            }
+            ("ours-protobuf-strip", "pods") => {
+                run_ours::<Pod>(&args, client, Ours::ProtobufStrip).await
+            }
+            ("ours-protobuf-strip", "configmaps") => {
+                run_ours::<ConfigMap>(&args, client, Ours::ProtobufStrip).await
             }
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,

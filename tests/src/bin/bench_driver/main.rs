@@ -34,7 +34,8 @@ use error::BoxError;
 use server::{Backend, SeedTimes};
 
 /// Modes of ours that run a second event round with ten handlers.
-const TEN_HANDLER_MODES: [&str; 4] = ["ours", "ours-strip", "ours-protobuf", "metadata"];
+const TEN_HANDLER_MODES: [&str; 5] =
+    ["ours", "ours-strip", "ours-protobuf", "ours-protobuf-strip", "metadata"];
 
 /// One running client and its JSON lines.
 struct ClientProcess {
