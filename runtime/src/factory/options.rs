@@ -45,6 +45,8 @@ pub struct TypedOptions {
     /// Drop `metadata.managedFields`: while decoding for the informers this factory
     /// builds, after decoding for those built by an `informer_for_with` constructor.
     pub(crate) strip_managed_fields: bool,
+    /// Ask for protobuf for the built-in types, JSON being the fallback.
+    pub(crate) protobuf: bool,
 }
 
 /// The options only a typed factory takes, for a factory of type `F`; set them through

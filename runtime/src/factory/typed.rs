@@ -86,6 +86,7 @@ impl InformerFactory<Typed> {
     /// dynamic objects (see [`ErasedInformer::lister`]).
     pub fn informer_for<K: TypedResource>(&self) -> SharedIndexInformer<K> {
         let strip = self.parts().options.strip_managed_fields;
+        let protobuf = self.parts().options.protobuf;
         self.informer_for_inner(strip, |client, options| {
             let mut indexers: Indexers<K> = Indexers::default();
             indexers.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
@@ -93,6 +94,9 @@ impl InformerFactory<Typed> {
                 filtered_lister_watcher::<K>(client, options.namespace, options.tweak);
             if strip {
                 lister_watcher = lister_watcher.skip_managed_fields();
+            }
+            if protobuf {
+                lister_watcher = lister_watcher.protobuf();
             }
             SharedIndexInformer::new(Arc::new(lister_watcher), options.resync, indexers)
         })

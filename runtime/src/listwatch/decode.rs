@@ -12,6 +12,7 @@ use serde::{
 
 use super::{
     capacity::{Lengths, ObjectHinted, event_mute, scan},
+    managed_fields::WithoutManagedFields,
     skipped::SkippedObject,
     wire::WireError,
 };
@@ -84,6 +85,31 @@ fn bare_status(line: &[u8]) -> Option<Status> {
         return None;
     }
     serde_json::from_slice(line).ok()
+}
+
+/// Decodes one object, with or without its managed fields, from any deserializer (JSON
+/// here and in `list_stream`, protobuf in `protobuf`).
+pub(crate) struct ItemSeed<K> {
+    options: DecodeOptions,
+    _item: PhantomData<fn() -> K>,
+}
+
+impl<K> ItemSeed<K> {
+    pub(crate) fn new(options: DecodeOptions) -> Self {
+        Self { options, _item: PhantomData }
+    }
+}
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ItemSeed<K> {
+    type Value = K;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
+        if self.options.skip_managed_fields {
+            WithoutManagedFields::<K>::new().deserialize(deserializer)
+        } else {
+            K::deserialize(deserializer)
+        }
+    }
 }
 
 /// One watch event. The server sends `type` before `object`, so the object is decoded

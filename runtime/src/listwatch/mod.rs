@@ -16,7 +16,9 @@
 //!   decoders when [`ApiListerWatcher::skip_managed_fields`] is set;
 //! - `idle`: the time limit on a silent watch or list ([`WireError::Stalled`]), which
 //!   [`ListerWatcher::list_page`] and the reflector's watches use;
-//! - `skipped`: what is known of an object that does not decode ([`SkippedObject`]).
+//! - `skipped`: what is known of an object that does not decode ([`SkippedObject`]);
+//! - `protobuf`: the protobuf wire format of the built-in types, decoded into the same
+//!   types as JSON, for [`ApiListerWatcher::protobuf`].
 //!
 //! Nothing here knows about the reflector or the informers above it: this module only
 //! sends requests and decodes what comes back.
@@ -29,6 +31,7 @@ mod list_stream;
 mod lister_watcher;
 mod managed_fields;
 mod metadata;
+mod protobuf;
 mod scope;
 mod skipped;
 mod wire;

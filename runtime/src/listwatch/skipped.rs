@@ -44,15 +44,23 @@ impl SkippedObject {
     /// What can be read of the object whose JSON is `object`, which failed to decode with
     /// `err`.
     pub(crate) fn from_json(object: &[u8], err: &serde_json::Error) -> Self {
-        Self::read(serde_json::from_slice::<Object>(object).ok(), err)
+        Self::read(serde_json::from_slice::<Object>(object).ok(), redacted(err))
     }
 
     /// As [`from_json`](Self::from_json), for an object already parsed into a `Value`.
     pub(crate) fn from_value(object: serde_json::Value, err: &serde_json::Error) -> Self {
-        Self::read(serde_json::from_value::<Object>(object).ok(), err)
+        Self::read(serde_json::from_value::<Object>(object).ok(), redacted(err))
     }
 
-    fn read(object: Option<Object>, err: &serde_json::Error) -> Self {
+    /// What can be read of the object whose protobuf message (of the `message` schema) is
+    /// `object`, which failed to decode. serde's messages quote the offending value, so the
+    /// reason names none.
+    pub(crate) fn from_protobuf(object: &[u8], message: &'static super::protobuf::Message) -> Self {
+        let read = super::protobuf::decode_with::<Object>(object, message);
+        Self::read(read, "its protobuf message does not decode into the type".to_owned())
+    }
+
+    fn read(object: Option<Object>, reason: String) -> Self {
         let meta = object.map(|object| object.metadata);
         let key = match meta.as_ref() {
             Some(Meta { name: Some(name), namespace: Some(namespace), .. })
@@ -63,11 +71,7 @@ impl SkippedObject {
             Some(Meta { name: Some(name), .. }) => name.clone(),
             _ => String::new(),
         };
-        SkippedObject {
-            key,
-            resource_version: meta.and_then(|meta| meta.resource_version),
-            reason: redacted(err),
-        }
+        SkippedObject { key, resource_version: meta.and_then(|meta| meta.resource_version), reason }
     }
 }
 

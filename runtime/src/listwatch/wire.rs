@@ -34,11 +34,14 @@ const MAX_PRESIZE: usize = 1 << 30;
 #[non_exhaustive]
 pub enum WireError {
     /// The watch body ended (or its connection broke) in the middle of an event: the
-    /// last line had no terminating newline. The event is lost, so the reflector
-    /// re-watches from the last resource version it applied.
-    #[error("the watch stream ended in the middle of an event ({bytes} bytes without a newline)")]
+    /// last line had no terminating newline (JSON), or the last frame was shorter than its
+    /// length said (protobuf). The event is lost, so the reflector re-watches from the last
+    /// resource version it applied.
+    #[error(
+        "the watch stream ended in the middle of an event ({bytes} bytes without a newline or of an unfinished frame)"
+    )]
     TruncatedEvent {
-        /// How many bytes of the unfinished line had arrived.
+        /// How many bytes of the unfinished line or frame had arrived.
         bytes: usize,
     },
     /// Nothing arrived for `idle` on a watch or a list, and its connection is presumed
@@ -52,8 +55,8 @@ pub enum WireError {
         /// How long the watch or list had been silent.
         idle: std::time::Duration,
     },
-    /// A watch event (`ADDED`, `MODIFIED` or `DELETED`) whose object is valid JSON but does
-    /// not decode into the resource type. The stream goes on after it; the reflector skips
+    /// A watch event (`ADDED`, `MODIFIED` or `DELETED`) whose object is valid JSON (or a
+    /// valid protobuf message) but does not decode into the resource type. The stream goes on after it; the reflector skips
     /// the event, reports the object and drops it from the store (see
     /// [`ReflectorError::Undecodable`](crate::reflector::ReflectorError::Undecodable)).
     #[error("a {event} event carried an object that does not decode: {object}")]
@@ -108,8 +111,15 @@ pub(crate) async fn send(
     if !(code.is_client_error() || code.is_server_error()) {
         return Ok(response);
     }
+    // A request that accepts protobuf gets its error Status in protobuf too.
+    let protobuf = super::protobuf::is_protobuf(response.headers());
     let body = read_body(response).await?;
-    let status = match serde_json::from_slice::<Status>(&body) {
+    let status = if protobuf {
+        super::protobuf::decode_status(&body).ok_or(())
+    } else {
+        serde_json::from_slice::<Status>(&body).map_err(drop)
+    };
+    let status = match status {
         // Any JSON object parses as a `Status` with every field defaulted. kube stops there
         // and reports code 0 with an empty message, losing both the HTTP code and the body
         // (a proxy's `{"error": ...}`); a real Status always carries its code.
@@ -161,9 +171,19 @@ pub(crate) fn data_chunks(
     })
 }
 
-/// Splits a watch body into lines, each handed out as a borrowed slice without its
-/// newline. Blank lines are skipped.
+/// How a watch body is split into events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// JSON: one event a line.
+    Lines,
+    /// Protobuf: each event prefixed by its length, 4 bytes big-endian.
+    LengthPrefixed,
+}
+
+/// Splits a watch body into events, each handed out as a borrowed slice: lines without
+/// their newline (blank lines are skipped), or length-prefixed frames without their length.
 pub(crate) struct LineReader {
+    framing: Framing,
     body: Body,
     buffer: Vec<u8>,
     /// Where the next line starts in `buffer`.
@@ -174,16 +194,36 @@ pub(crate) struct LineReader {
 }
 
 impl LineReader {
-    pub(crate) fn new(response: http::Response<Body>) -> Self {
-        Self { body: response.into_body(), buffer: Vec::new(), start: 0, scanned: 0, ended: false }
+    pub(crate) fn new(response: http::Response<Body>, framing: Framing) -> Self {
+        Self {
+            framing,
+            body: response.into_body(),
+            buffer: Vec::new(),
+            start: 0,
+            scanned: 0,
+            ended: false,
+        }
     }
 
-    /// The next non-blank line; `None` at the end of the stream (including a transport
-    /// EOF between events, which kube also treats as a normal end).
+    /// The next non-blank line or the next frame; `None` at the end of the stream
+    /// (including a transport EOF between events, which kube also treats as a normal end).
     pub(crate) async fn next_line(&mut self) -> Option<Result<&[u8], kube::Error>> {
         loop {
+            if self.framing == Framing::LengthPrefixed {
+                let unread = &self.buffer[self.start..];
+                if let Some(head) = unread.first_chunk::<4>() {
+                    let len = u32::from_be_bytes(*head) as usize;
+                    if unread.len() - 4 >= len {
+                        let frame = self.start + 4..self.start + 4 + len;
+                        self.start = frame.end;
+                        return Some(Ok(&self.buffer[frame]));
+                    }
+                }
+                self.scanned = 0;
+            }
             let unread = &self.buffer[self.start + self.scanned..];
-            if let Some(offset) = unread.iter().position(|b| *b == b'\n') {
+            let lines = self.framing == Framing::Lines;
+            if let Some(offset) = unread.iter().position(|b| *b == b'\n').filter(|_| lines) {
                 let line_start = self.start;
                 let line_end = self.start + self.scanned + offset;
                 self.start = line_end + 1;
@@ -193,7 +233,7 @@ impl LineReader {
                 }
                 return Some(Ok(&self.buffer[line_start..line_end]));
             }
-            self.scanned = self.buffer.len() - self.start;
+            self.scanned = if lines { self.buffer.len() - self.start } else { 0 };
             if self.ended {
                 return self.finish();
             }
@@ -227,7 +267,11 @@ impl LineReader {
     /// The end of the body: nothing, or a typed error if an unfinished line is left.
     fn finish(&mut self) -> Option<Result<&[u8], kube::Error>> {
         let rest = &self.buffer[self.start..];
-        if rest.iter().all(u8::is_ascii_whitespace) {
+        let blank = match self.framing {
+            Framing::Lines => rest.iter().all(u8::is_ascii_whitespace),
+            Framing::LengthPrefixed => rest.is_empty(),
+        };
+        if blank {
             return None;
         }
         let bytes = rest.len();

@@ -2,7 +2,8 @@
 //! belong to it alone.
 //!
 //! ```text
-//! bench_client --mode ours|ours-strip|metadata|kube-rt|floor --kind pods|configmaps
+//! bench_client --mode ours|ours-strip|ours-protobuf|ours-protobuf-strip|metadata|kube-rt|floor
+//!              --kind pods|configmaps
 //!              --count N --kubeconfig PATH [--events M]
 //! ```
 //!
@@ -10,6 +11,8 @@
 //! `{"phase":"ready","handlers":H}`, waits for a `go` line on stdin (the driver then applies
 //! M updates), and prints `{"phase":"events",...}` once its handlers (or, for `kube-rt`,
 //! its store) have seen all M updates. `ours` runs a second round with ten handlers.
+//! `ours-protobuf` is `ours` over the protobuf wire format (the factory's `protobuf()`), and
+//! `ours-protobuf-strip` adds `strip_managed_fields()`.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -204,7 +207,16 @@ where
     events_line(10, wall, events, cpu_before);
 }
 
-async fn run_ours<K>(args: &Args, client: Client, strip: bool)
+/// How `run_ours` builds its factory.
+#[derive(Clone, Copy)]
+enum Ours {
+    Plain,
+    Strip,
+    Protobuf,
+    ProtobufStrip,
+}
+
+async fn run_ours<K>(args: &Args, client: Client, ours: Ours)
 where
     K: kube::Resource<DynamicType = ()>
         + serde::Serialize
@@ -218,8 +230,11 @@ where
 {
     let start = Instant::now();
     let mut builder = TypedInformerFactory::builder(client);
-    if strip {
-        builder = builder.strip_managed_fields();
+    match ours {
+        Ours::Plain => {}
+        Ours::Strip => builder = builder.strip_managed_fields(),
+        Ours::Protobuf => builder = builder.protobuf(),
+        Ours::ProtobufStrip => builder = builder.protobuf().strip_managed_fields(),
     }
     let factory: TypedInformerFactory = builder.build();
     let informer = factory.informer_for::<K>();
@@ -373,10 +388,20 @@ fn main() -> std::process::ExitCode {
             }
         };
         match (args.mode.as_str(), args.kind.as_str()) {
-            ("ours", "pods") => run_ours::<Pod>(&args, client, false).await,
-            ("ours", "configmaps") => run_ours::<ConfigMap>(&args, client, false).await,
-            ("ours-strip", "pods") => run_ours::<Pod>(&args, client, true).await,
-            ("ours-strip", "configmaps") => run_ours::<ConfigMap>(&args, client, true).await,
+            ("ours", "pods") => run_ours::<Pod>(&args, client, Ours::Plain).await,
+            ("ours", "configmaps") => run_ours::<ConfigMap>(&args, client, Ours::Plain).await,
+            ("ours-strip", "pods") => run_ours::<Pod>(&args, client, Ours::Strip).await,
+            ("ours-strip", "configmaps") => run_ours::<ConfigMap>(&args, client, Ours::Strip).await,
+            ("ours-protobuf", "pods") => run_ours::<Pod>(&args, client, Ours::Protobuf).await,
+            ("ours-protobuf", "configmaps") => {
+                run_ours::<ConfigMap>(&args, client, Ours::Protobuf).await
+            }
+            ("ours-protobuf-strip", "pods") => {
+                run_ours::<Pod>(&args, client, Ours::ProtobufStrip).await
+            }
+            ("ours-protobuf-strip", "configmaps") => {
+                run_ours::<ConfigMap>(&args, client, Ours::ProtobufStrip).await
+            }
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,
             ("kube-rt", "configmaps") => run_kube_runtime::<ConfigMap>(&args, client).await,

@@ -17,6 +17,7 @@ mod informer_relist_reuse;
 mod informer_shutdown;
 mod informer_streaming;
 mod informer_sync;
+mod protobuf_wire;
 mod reliability_bad_input;
 mod reliability_chaos;
 mod reliability_handlers;

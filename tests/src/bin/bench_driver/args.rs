@@ -60,9 +60,15 @@ pub(crate) fn parse_args() -> Result<Args, String> {
     }
     let default_modes: &[&str] = match args.server.as_str() {
         "testkit" => &["ours", "ours-strip", "metadata", "kube-rt"],
-        "real" => {
-            &["ours", "ours-strip", "metadata", "kube-rt", "client-go-protobuf", "client-go-json"]
-        }
+        "real" => &[
+            "ours",
+            "ours-strip",
+            "ours-protobuf",
+            "metadata",
+            "kube-rt",
+            "client-go-protobuf",
+            "client-go-json",
+        ],
         other => return Err(format!("--server {other:?}: expected testkit or real")),
     };
     args.modes = modes.unwrap_or_else(|| default_modes.iter().map(|m| m.to_string()).collect());

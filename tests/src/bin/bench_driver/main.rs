@@ -9,7 +9,8 @@
 //!              [--bin-dir target/release] [--client-go-bin PATH] [--repeat 1]
 //! ```
 //!
-//! Modes `client-go-protobuf` and `client-go-json` run the Go client of
+//! `ours-protobuf` is `ours` with the factory's `protobuf()` (the real server only: testkit
+//! speaks JSON). Modes `client-go-protobuf` and `client-go-json` run the Go client of
 //! `conformance/cmd/benchclient` (`--client-go-bin`); every other mode runs `bench_client`.
 //! With `--repeat N` every mode runs N times (round-robin) and the table shows medians.
 
@@ -33,7 +34,8 @@ use error::BoxError;
 use server::{Backend, SeedTimes};
 
 /// Modes of ours that run a second event round with ten handlers.
-const TEN_HANDLER_MODES: [&str; 3] = ["ours", "ours-strip", "metadata"];
+const TEN_HANDLER_MODES: [&str; 5] =
+    ["ours", "ours-strip", "ours-protobuf", "ours-protobuf-strip", "metadata"];
 
 /// One running client and its JSON lines.
 struct ClientProcess {

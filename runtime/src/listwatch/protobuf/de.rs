@@ -1,0 +1,484 @@
+//! A serde `Deserializer` over one protobuf message and its [`Message`] schema: the message
+//! is presented as the map its JSON is, keyed by JSON names, so k8s-openapi's own
+//! `Deserialize` impls build the object (and ignore the fields their version lacks).
+//!
+//! Go's JSON rules are applied so that an object decoded from protobuf equals the same
+//! object decoded from JSON: a non-pointer `omitempty` field holding its zero value is left
+//! out ([`OMIT_ZERO`]), a repeated field's entries are one sequence, a map's entries one map,
+//! an inline struct's fields are the parent's keys, and the special kinds (see [`Kind`]) turn
+//! into the strings, numbers or raw JSON that Go's `MarshalJSON` writes. Nothing is
+//! allocated per field: keys are the table's `&'static str`, strings are borrowed from the
+//! input, and times are formatted on the stack; bytes (base64 in JSON, the only form
+//! k8s-openapi's `ByteString` takes) are the exception.
+
+use serde::de::{
+    self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
+    value::{BorrowedStrDeserializer, StringDeserializer},
+};
+
+use super::{
+    error::{Category, Error, Result},
+    reader::{FIXED32, FIXED64, LEN, Reader, Scalar, VARINT, for_each_field},
+    special::{self, TimeText},
+    types::{Kind, Message, OMIT_ZERO, REPEATED},
+};
+
+/// An object's `apiVersion` and `kind`, from the envelope, presented as its first keys
+/// (JSON objects of a watch carry them; list items carry none).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TypeMeta<'de> {
+    pub(crate) api_version: &'de str,
+    pub(crate) kind: &'de str,
+}
+
+/// Deserializes one message of `message`'s schema from `bytes`.
+pub(crate) fn from_message<'de, T: de::Deserialize<'de>>(
+    bytes: &'de [u8],
+    message: &'static Message,
+    type_meta: Option<TypeMeta<'de>>,
+) -> Result<T> {
+    T::deserialize(ValueDeserializer { value: Value::Message(bytes, message, type_meta) })
+}
+
+/// The deserializer of one message, for a `DeserializeSeed` (the decoders' `ItemSeed`).
+pub(crate) fn message_deserializer<'de>(
+    bytes: &'de [u8],
+    message: &'static Message,
+    type_meta: Option<TypeMeta<'de>>,
+) -> ValueDeserializer<'de> {
+    ValueDeserializer { value: Value::Message(bytes, message, type_meta) }
+}
+
+/// One value, read from the wire and ready to hand to a visitor.
+enum Value<'de> {
+    Null,
+    Int(i64),
+    Uint(u64),
+    Bool(bool),
+    Double(f64),
+    Str(&'de str),
+    Owned(String),
+    Time(TimeText),
+    Message(&'de [u8], &'static Message, Option<TypeMeta<'de>>),
+    /// The contiguous entries of a repeated field, tags included, and how many there are
+    /// (a packed run counts as one).
+    Repeated(&'de [u8], &'static Kind, usize),
+    /// The contiguous entries of a map field, tags included; the kind of the values.
+    Map(&'de [u8], &'static Kind),
+    StringList(&'de [u8]),
+    RawJson(&'de [u8]),
+}
+
+/// The wire type a single value of `kind` has.
+fn wire_of(kind: &Kind) -> u8 {
+    match kind {
+        Kind::Int | Kind::Uint | Kind::Bool => VARINT,
+        Kind::Double => FIXED64,
+        Kind::Float => FIXED32,
+        _ => LEN,
+    }
+}
+
+/// Reads one value of `kind` whose tag said `wire`.
+fn read_single<'de>(reader: &mut Reader<'de>, wire: u8, kind: &'static Kind) -> Result<Value<'de>> {
+    if wire != wire_of(kind) {
+        return Err(Error::wire(format_args!("wire type {wire} for a {kind:?} value")));
+    }
+    Ok(match kind {
+        Kind::Int => Value::Int(reader.varint()? as i64),
+        Kind::Uint => Value::Uint(reader.varint()?),
+        Kind::Bool => Value::Bool(reader.varint()? != 0),
+        Kind::Double => Value::Double(f64::from_bits(reader.fixed64()?)),
+        Kind::Float => Value::Double(f64::from(f32::from_bits(reader.fixed32()?))),
+        _ => resolve(reader.len_delimited()?, kind)?,
+    })
+}
+
+/// The value of a length-delimited field of `kind`.
+fn resolve<'de>(bytes: &'de [u8], kind: &'static Kind) -> Result<Value<'de>> {
+    Ok(match kind {
+        Kind::String => Value::Str(utf8(bytes)?),
+        Kind::Bytes => Value::Owned(special::base64(bytes)),
+        Kind::Message(message) => Value::Message(bytes, message, None),
+        Kind::Time => special::time(bytes, false)?.map_or(Value::Null, Value::Time),
+        Kind::MicroTime => special::time(bytes, true)?.map_or(Value::Null, Value::Time),
+        Kind::Quantity => Value::Str(quantity(bytes)?),
+        Kind::IntOrString => int_or_string(bytes)?,
+        Kind::RawJson => raw_json(bytes)?,
+        Kind::StringList => Value::StringList(bytes),
+        Kind::Int | Kind::Uint | Kind::Bool | Kind::Double | Kind::Float => {
+            return Err(Error::wire(format_args!("a length-delimited {kind:?} value")));
+        }
+        Kind::Inline(_) | Kind::Map(_) => {
+            return Err(Error::wire("an inline or map kind outside a message field"));
+        }
+    })
+}
+
+/// The value of `kind` a field absent from a map entry has (Go's zero value).
+fn zero<'de>(kind: &'static Kind) -> Result<Value<'de>> {
+    Ok(match kind {
+        Kind::Int | Kind::Uint | Kind::Bool | Kind::Double | Kind::Float => {
+            read_single(&mut Reader::new(&[0; 8]), wire_of(kind), kind)?
+        }
+        _ => resolve(&[], kind)?,
+    })
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|_| Error::wire("a string field is not UTF-8"))
+}
+
+/// `resource.Quantity`: `{string = 1}`; Go's zero Quantity prints as `0`.
+fn quantity(bytes: &[u8]) -> Result<&str> {
+    let mut text = "0";
+    for_each_field(bytes, |number, value| {
+        if let (1, Scalar::Bytes(bytes)) = (number, value) {
+            text = utf8(bytes)?;
+        }
+        Ok(())
+    })?;
+    Ok(text)
+}
+
+/// `intstr.IntOrString`: `{type = 1, intVal = 2, strVal = 3}`, type 1 a string.
+fn int_or_string(bytes: &[u8]) -> Result<Value<'_>> {
+    let (mut is_string, mut int, mut text) = (false, 0i64, "");
+    for_each_field(bytes, |number, value| {
+        match (number, value) {
+            (1, Scalar::Number(kind)) => is_string = kind == 1,
+            (2, Scalar::Number(value)) => int = i64::from(value as i32),
+            (3, Scalar::Bytes(bytes)) => text = utf8(bytes)?,
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok(if is_string { Value::Str(text) } else { Value::Int(int) })
+}
+
+/// `FieldsV1` and `RawExtension`: `{raw = 1}`, the raw bytes being JSON; none is null.
+fn raw_json(bytes: &[u8]) -> Result<Value<'_>> {
+    let mut raw: &[u8] = &[];
+    for_each_field(bytes, |number, value| {
+        if let (1, Scalar::Bytes(bytes)) = (number, value) {
+            raw = bytes;
+        }
+        Ok(())
+    })?;
+    Ok(if raw.is_empty() { Value::Null } else { Value::RawJson(raw) })
+}
+
+/// Whether a single value on the wire is its kind's zero (for [`OMIT_ZERO`]).
+fn is_zero(reader: &Reader<'_>, wire: u8) -> Result<bool> {
+    let mut ahead = *reader;
+    Ok(match wire {
+        VARINT => ahead.varint()? == 0,
+        LEN => ahead.len_delimited()?.is_empty(),
+        FIXED64 => f64::from_bits(ahead.fixed64()?) == 0.0,
+        FIXED32 => f32::from_bits(ahead.fixed32()?) == 0.0,
+        _ => false,
+    })
+}
+
+/// Hands one [`Value`] to a visitor.
+pub(crate) struct ValueDeserializer<'de> {
+    value: Value<'de>,
+}
+
+impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value {
+            Value::Null => visitor.visit_unit(),
+            Value::Int(value) => visitor.visit_i64(value),
+            Value::Uint(value) => visitor.visit_u64(value),
+            Value::Bool(value) => visitor.visit_bool(value),
+            Value::Double(value) => visitor.visit_f64(value),
+            Value::Str(value) => visitor.visit_borrowed_str(value),
+            Value::Owned(value) => visitor.visit_string(value),
+            Value::Time(text) => visitor.visit_str(text.as_str()),
+            Value::Message(bytes, message, type_meta) => {
+                visitor.visit_map(MessageMap::new(bytes, message, type_meta))
+            }
+            Value::Repeated(span, kind, entries) => {
+                let reader = Reader::new(span);
+                visitor.visit_seq(RepeatedSeq { reader, kind, packed: None, left: entries })
+            }
+            Value::Map(span, kind) => {
+                visitor.visit_map(EntryMap { reader: Reader::new(span), kind, value: None })
+            }
+            Value::StringList(bytes) => visitor.visit_seq(StringItems(Reader::new(bytes))),
+            Value::RawJson(raw) => {
+                let mut json = serde_json::Deserializer::from_slice(raw);
+                let value = de::Deserializer::deserialize_any(&mut json, visitor)
+                    .and_then(|value| json.end().map(|()| value));
+                value.map_err(|err| match err.classify() {
+                    serde_json::error::Category::Data => de::Error::custom(err),
+                    _ => Error::wire(format_args!("a raw JSON field: {err}")),
+                })
+            }
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.value {
+            Value::Null => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.value {
+            Value::Str(value) => visitor.visit_enum(BorrowedStrDeserializer::new(value)),
+            Value::Owned(value) => visitor.visit_enum(StringDeserializer::new(value)),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    /// A skipped value costs nothing: its bytes were already stepped over.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// How many inline structs deep a message may nest (Volume → VolumeSource is one).
+const MAX_INLINE: usize = 4;
+
+/// A message as a map keyed by JSON names.
+struct MessageMap<'de> {
+    /// The message being read and, above it, the inline structs being read within it.
+    frames: [(Reader<'de>, &'static Message); MAX_INLINE],
+    depth: usize,
+    type_meta: Option<TypeMeta<'de>>,
+    /// How many of `apiVersion`, `kind` were presented.
+    type_keys: u8,
+    value: Option<Value<'de>>,
+}
+
+impl<'de> MessageMap<'de> {
+    fn new(bytes: &'de [u8], message: &'static Message, type_meta: Option<TypeMeta<'de>>) -> Self {
+        let frame = (Reader::new(bytes), message);
+        Self { frames: [frame; MAX_INLINE], depth: 0, type_meta, type_keys: 0, value: None }
+    }
+
+    /// The next field to present and its value; `None` at the end of the message.
+    fn next_field(&mut self) -> Result<Option<(&'static str, Value<'de>)>> {
+        if let Some(type_meta) = self.type_meta {
+            match self.type_keys {
+                0 => {
+                    self.type_keys = 1;
+                    return Ok(Some(("apiVersion", Value::Str(type_meta.api_version))));
+                }
+                1 => {
+                    self.type_keys = 2;
+                    return Ok(Some(("kind", Value::Str(type_meta.kind))));
+                }
+                _ => {}
+            }
+        }
+        loop {
+            let (reader, message) = &mut self.frames[self.depth];
+            let start = reader.position();
+            let Some((number, wire)) = reader.tag()? else {
+                if self.depth == 0 {
+                    return Ok(None);
+                }
+                self.depth -= 1;
+                continue;
+            };
+            let Some(field) = message.field(number) else {
+                reader.skip(wire)?;
+                continue;
+            };
+            if let Kind::Inline(inner) = field.kind {
+                if wire != LEN {
+                    return Err(Error::wire("an inline struct not length-delimited"));
+                }
+                let bytes = reader.len_delimited()?;
+                if self.depth + 1 == MAX_INLINE {
+                    return Err(Error::wire("inline structs nested too deep"));
+                }
+                self.depth += 1;
+                self.frames[self.depth] = (Reader::new(bytes), inner);
+                continue;
+            }
+            if field.flags & REPEATED != 0 || matches!(field.kind, Kind::Map(_)) {
+                let (span, count) = entries(reader, start, number, wire)?;
+                let value = match &field.kind {
+                    Kind::Map(value) => Value::Map(span, value),
+                    kind => Value::Repeated(span, kind, count),
+                };
+                return Ok(Some((field.json, value)));
+            }
+            if field.flags & OMIT_ZERO != 0 && is_zero(reader, wire)? {
+                reader.skip(wire)?;
+                continue;
+            }
+            let value =
+                read_single(reader, wire, &field.kind).map_err(|err| match err.category() {
+                    Category::Wire => Error::wire(format_args!(
+                        "{err} (field {} of {})",
+                        field.json, message.name
+                    )),
+                    Category::Data => err,
+                })?;
+            return Ok(Some((field.json, value)));
+        }
+    }
+}
+
+/// Steps over the entries of the repeated field `number` that start at `start` (whose
+/// first tag, of `wire` type, is read) and follow each other; their bytes, tags included,
+/// and how many entries they are (the length `Vec`s are allocated at).
+/// Go writes a repeated field's entries one after the other; a field repeated again later
+/// would be presented twice, and fail as a duplicate key.
+fn entries<'de>(
+    reader: &mut Reader<'de>,
+    start: usize,
+    number: u32,
+    wire: u8,
+) -> Result<(&'de [u8], usize)> {
+    reader.skip(wire)?;
+    let mut count = 1;
+    while reader.peek_number() == Some(number) {
+        let (_, wire) = reader.tag()?.expect("a tag was peeked");
+        reader.skip(wire)?;
+        count += 1;
+    }
+    Ok((reader.since(start), count))
+}
+
+impl<'de> MapAccess<'de> for MessageMap<'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        match self.next_field()? {
+            None => Ok(None),
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(BorrowedStrDeserializer::new(key)).map(Some)
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let value = self.value.take().ok_or_else(|| Error::wire("a value without its key"))?;
+        seed.deserialize(ValueDeserializer { value })
+    }
+}
+
+/// The entries of a repeated field; scalars may also come packed (length-delimited runs).
+struct RepeatedSeq<'de> {
+    reader: Reader<'de>,
+    kind: &'static Kind,
+    packed: Option<Reader<'de>>,
+    /// Entries not yet read: the size hint, so a `Vec` is allocated at its length (exact
+    /// unless scalars come packed, which Go does not write for these proto2 messages).
+    left: usize,
+}
+
+impl<'de> SeqAccess<'de> for RepeatedSeq<'de> {
+    type Error = Error;
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left + usize::from(self.packed.as_ref().is_some_and(|p| !p.is_empty())))
+    }
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        loop {
+            if let Some(packed) = &mut self.packed {
+                if !packed.is_empty() {
+                    let value = read_single(packed, wire_of(self.kind), self.kind)?;
+                    return seed.deserialize(ValueDeserializer { value }).map(Some);
+                }
+                self.packed = None;
+            }
+            let Some((_, wire)) = self.reader.tag()? else { return Ok(None) };
+            self.left = self.left.saturating_sub(1);
+            if wire == LEN && wire_of(self.kind) != LEN {
+                self.packed = Some(Reader::new(self.reader.len_delimited()?));
+                continue;
+            }
+            let value = read_single(&mut self.reader, wire, self.kind)?;
+            return seed.deserialize(ValueDeserializer { value }).map(Some);
+        }
+    }
+}
+
+/// The `items` of a string-list message (`ExtraValue`).
+struct StringItems<'de>(Reader<'de>);
+
+impl<'de> SeqAccess<'de> for StringItems<'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        while let Some((number, wire)) = self.0.tag()? {
+            if number == 1 {
+                let value = read_single(&mut self.0, wire, &Kind::String)?;
+                return seed.deserialize(ValueDeserializer { value }).map(Some);
+            }
+            self.0.skip(wire)?;
+        }
+        Ok(None)
+    }
+}
+
+/// The entries of a map field, each a `{key = 1, value = 2}` message.
+struct EntryMap<'de> {
+    reader: Reader<'de>,
+    kind: &'static Kind,
+    value: Option<Value<'de>>,
+}
+
+impl<'de> MapAccess<'de> for EntryMap<'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let Some((_, wire)) = self.reader.tag()? else { return Ok(None) };
+        if wire != LEN {
+            return Err(Error::wire("a map entry not length-delimited"));
+        }
+        let mut entry = Reader::new(self.reader.len_delimited()?);
+        let (mut key, mut value) = ("", None);
+        while let Some((number, wire)) = entry.tag()? {
+            match number {
+                1 if wire == LEN => key = utf8(entry.len_delimited()?)?,
+                2 => value = Some(read_single(&mut entry, wire, self.kind)?),
+                _ => entry.skip(wire)?,
+            }
+        }
+        self.value = Some(match value {
+            Some(value) => value,
+            None => zero(self.kind)?,
+        });
+        seed.deserialize(BorrowedStrDeserializer::new(key)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let value = self.value.take().ok_or_else(|| Error::wire("a value without its key"))?;
+        seed.deserialize(ValueDeserializer { value })
+    }
+}
+
+#[cfg(test)]
+#[path = "de_tests.rs"]
+mod tests;
