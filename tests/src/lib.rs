@@ -11,6 +11,7 @@ use kube_informers_runtime::{DeletedObject, ResourceEventHandler};
 use tokio::sync::mpsc;
 
 pub mod conformance;
+pub mod tee;
 
 /// One callback a [`Recorder`] received.
 #[derive(Debug)]
@@ -31,6 +32,35 @@ impl<K: Resource> Event<K> {
             Event::Delete(gone) => gone.object(),
         };
         key_of(obj.as_ref())
+    }
+}
+
+/// One callback in a comparable form: the objects it carried, by value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seen<K> {
+    /// `on_add(object, is_in_initial_list)`.
+    Add(K, bool),
+    /// `on_update(old, new)`.
+    Update(K, K),
+    /// `on_delete`: the object, and the tombstone's key if it came as a
+    /// `DeletedFinalStateUnknown`.
+    Delete(K, Option<String>),
+}
+
+impl<K: Clone> Event<K> {
+    /// The callback by value, to compare two handlers' sequences.
+    pub fn seen(&self) -> Seen<K> {
+        match self {
+            Event::Add(obj, initial) => Seen::Add((**obj).clone(), *initial),
+            Event::Update(old, new) => Seen::Update((**old).clone(), (**new).clone()),
+            Event::Delete(gone) => {
+                let key = match gone {
+                    DeletedObject::DeletedFinalStateUnknown(t) => Some(t.key.clone()),
+                    DeletedObject::Object(_) => None,
+                };
+                Seen::Delete((**gone.object()).clone(), key)
+            }
+        }
     }
 }
 
