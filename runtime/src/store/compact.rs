@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::index::{ItemValues, StoreIndex};
+use super::index::{ItemValues, SlotValues, StoreIndex};
 use super::{Result, StoreError};
 
 /// How a compact [`Indexer`](super::Indexer) keeps its objects; see
@@ -426,7 +426,7 @@ impl<K: Resource> CompactStore<K> {
             };
             Some((Arc::clone(key), obj, ()))
         });
-        let mut added: Vec<(Arc<str>, Vec<Box<[Arc<str>]>>)> = Vec::new();
+        let mut added: Vec<(Arc<str>, Vec<SlotValues>)> = Vec::new();
         self.index
             .add_indexers(new, decoded, |key, values| added.push((Arc::clone(key), values)))?;
         for (key, values) in added {

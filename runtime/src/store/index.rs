@@ -62,7 +62,10 @@ type Index<V> = HashMap<Arc<str>, Bucket<V>>;
 /// The index values of one item, one slot per indexer in registration order (what the
 /// compact store keeps per item, so that an update or a delete removes the old entries
 /// without decoding the old object).
-pub(crate) type ItemValues = Box<[Box<[Arc<str>]>]>;
+pub(crate) type ItemValues = Box<[SlotValues]>;
+
+/// The values of one item in one index.
+pub(crate) type SlotValues = Box<[Arc<str>]>;
 
 /// The indexers and the indices they maintain (client-go `storeIndex`); `V` is what a
 /// bucket holds per key (see [`Bucket`]).
@@ -153,7 +156,7 @@ impl<K, V: Clone> StoreIndex<K, V> {
         &mut self,
         new: Indexers<K>,
         items: impl Iterator<Item = (Arc<str>, O, V)>,
-        mut added: impl FnMut(&Arc<str>, Vec<Box<[Arc<str>]>>),
+        mut added: impl FnMut(&Arc<str>, Vec<SlotValues>),
     ) -> Result<()> {
         self.check_conflicts(&new)?;
         let mut fresh: Vec<(String, IndexFunc<K>, Index<V>)> =
@@ -204,7 +207,7 @@ impl<K, V: Clone> StoreIndex<K, V> {
 }
 
 /// The `Arc`s the index holds for `values` (every one is a bucket key after an update).
-fn intern<V>(index: &Index<V>, values: &[String]) -> Box<[Arc<str>]> {
+fn intern<V>(index: &Index<V>, values: &[String]) -> SlotValues {
     values
         .iter()
         .map(|value| match index.get_key_value(value.as_str()) {

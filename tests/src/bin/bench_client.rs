@@ -2,7 +2,7 @@
 //! belong to it alone.
 //!
 //! ```text
-//! bench_client --mode ours|ours-strip|metadata|kube-rt|floor --kind pods|configmaps
+//! bench_client --mode ours|ours-strip|ours-compact|metadata|kube-rt|floor --kind pods|configmaps
 //!              --count N --kubeconfig PATH [--events M]
 //! ```
 //!
@@ -204,7 +204,18 @@ where
     events_line(10, wall, events, cpu_before);
 }
 
-async fn run_ours<K>(args: &Args, client: Client, strip: bool)
+/// How an `ours*` mode's factory keeps its cache.
+#[derive(Clone, Copy)]
+enum Store {
+    /// `ours`: the default typed store.
+    Typed,
+    /// `ours-strip`: typed, with `.strip_managed_fields()`.
+    Stripped,
+    /// `ours-compact`: `.compact_store()` (issue 18), which drops managedFields too.
+    Compact,
+}
+
+async fn run_ours<K>(args: &Args, client: Client, store: Store)
 where
     K: kube::Resource<DynamicType = ()>
         + serde::Serialize
@@ -218,8 +229,10 @@ where
 {
     let start = Instant::now();
     let mut builder = TypedInformerFactory::builder(client);
-    if strip {
-        builder = builder.strip_managed_fields();
+    match store {
+        Store::Typed => {}
+        Store::Stripped => builder = builder.strip_managed_fields(),
+        Store::Compact => builder = builder.compact_store(),
     }
     let factory: TypedInformerFactory = builder.build();
     let informer = factory.informer_for::<K>();
@@ -373,10 +386,16 @@ fn main() -> std::process::ExitCode {
             }
         };
         match (args.mode.as_str(), args.kind.as_str()) {
-            ("ours", "pods") => run_ours::<Pod>(&args, client, false).await,
-            ("ours", "configmaps") => run_ours::<ConfigMap>(&args, client, false).await,
-            ("ours-strip", "pods") => run_ours::<Pod>(&args, client, true).await,
-            ("ours-strip", "configmaps") => run_ours::<ConfigMap>(&args, client, true).await,
+            ("ours", "pods") => run_ours::<Pod>(&args, client, Store::Typed).await,
+            ("ours", "configmaps") => run_ours::<ConfigMap>(&args, client, Store::Typed).await,
+            ("ours-strip", "pods") => run_ours::<Pod>(&args, client, Store::Stripped).await,
+            ("ours-strip", "configmaps") => {
+                run_ours::<ConfigMap>(&args, client, Store::Stripped).await
+            }
+            ("ours-compact", "pods") => run_ours::<Pod>(&args, client, Store::Compact).await,
+            ("ours-compact", "configmaps") => {
+                run_ours::<ConfigMap>(&args, client, Store::Compact).await
+            }
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,
             ("kube-rt", "configmaps") => run_kube_runtime::<ConfigMap>(&args, client).await,

@@ -59,10 +59,16 @@ pub(crate) fn parse_args() -> Result<Args, String> {
         }
     }
     let default_modes: &[&str] = match args.server.as_str() {
-        "testkit" => &["ours", "ours-strip", "metadata", "kube-rt"],
-        "real" => {
-            &["ours", "ours-strip", "metadata", "kube-rt", "client-go-protobuf", "client-go-json"]
-        }
+        "testkit" => &["ours", "ours-strip", "ours-compact", "metadata", "kube-rt"],
+        "real" => &[
+            "ours",
+            "ours-strip",
+            "ours-compact",
+            "metadata",
+            "kube-rt",
+            "client-go-protobuf",
+            "client-go-json",
+        ],
         other => return Err(format!("--server {other:?}: expected testkit or real")),
     };
     args.modes = modes.unwrap_or_else(|| default_modes.iter().map(|m| m.to_string()).collect());
