@@ -204,18 +204,9 @@ where
     events_line(10, wall, events, cpu_before);
 }
 
-/// How an `ours*` mode's factory keeps its cache.
-#[derive(Clone, Copy)]
-enum Store {
-    /// `ours`: the default typed store.
-    Typed,
-    /// `ours-strip`: typed, with `.strip_managed_fields()`.
-    Stripped,
-    /// `ours-compact`: `.compact_store()` (issue 18), which drops managedFields too.
-    Compact,
-}
-
-async fn run_ours<K>(args: &Args, client: Client, store: Store)
+/// `ours`: the typed store; `ours-strip`: with `.strip_managed_fields()`; `ours-compact`:
+/// with `.compact_store()` (issue 18).
+async fn run_ours<K>(args: &Args, client: Client)
 where
     K: kube::Resource<DynamicType = ()>
         + serde::Serialize
@@ -229,10 +220,10 @@ where
 {
     let start = Instant::now();
     let mut builder = TypedInformerFactory::builder(client);
-    match store {
-        Store::Typed => {}
-        Store::Stripped => builder = builder.strip_managed_fields(),
-        Store::Compact => builder = builder.compact_store(),
+    match args.mode.as_str() {
+        "ours-strip" => builder = builder.strip_managed_fields(),
+        "ours-compact" => builder = builder.compact_store(),
+        _ => {}
     }
     let factory: TypedInformerFactory = builder.build();
     let informer = factory.informer_for::<K>();
@@ -386,15 +377,11 @@ fn main() -> std::process::ExitCode {
             }
         };
         match (args.mode.as_str(), args.kind.as_str()) {
-            ("ours", "pods") => run_ours::<Pod>(&args, client, Store::Typed).await,
-            ("ours", "configmaps") => run_ours::<ConfigMap>(&args, client, Store::Typed).await,
-            ("ours-strip", "pods") => run_ours::<Pod>(&args, client, Store::Stripped).await,
-            ("ours-strip", "configmaps") => {
-                run_ours::<ConfigMap>(&args, client, Store::Stripped).await
+            ("ours" | "ours-strip" | "ours-compact", "pods") => {
+                run_ours::<Pod>(&args, client).await
             }
-            ("ours-compact", "pods") => run_ours::<Pod>(&args, client, Store::Compact).await,
-            ("ours-compact", "configmaps") => {
-                run_ours::<ConfigMap>(&args, client, Store::Compact).await
+            ("ours" | "ours-strip" | "ours-compact", "configmaps") => {
+                run_ours::<ConfigMap>(&args, client).await
             }
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,
