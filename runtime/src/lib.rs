@@ -14,7 +14,7 @@ pub use tombstone::{DeletedFinalStateUnknown, DeletedObject};
 pub mod labels;
 pub mod store;
 
-pub use store::{Indexer, Indexers, NAMESPACE_INDEX};
+pub use store::{CompactConfig, Indexer, Indexers, NAMESPACE_INDEX};
 
 pub mod fifo;
 pub mod lister;

@@ -11,34 +11,10 @@ use kube_informers_runtime::{DeletedObject, ResourceEventHandler};
 use tokio::sync::mpsc;
 
 pub mod conformance;
+mod event;
+pub mod tee;
 
-/// One callback a [`Recorder`] received.
-#[derive(Debug)]
-pub enum Event<K> {
-    /// `on_add(object, is_in_initial_list)`.
-    Add(Arc<K>, bool),
-    /// `on_update(old, new)`.
-    Update(Arc<K>, Arc<K>),
-    /// `on_delete(object or tombstone)`.
-    Delete(DeletedObject<K>),
-}
-
-impl<K: Resource> Event<K> {
-    /// The `namespace/name` key of the event's (new) object.
-    pub fn key(&self) -> String {
-        let obj = match self {
-            Event::Add(obj, _) | Event::Update(_, obj) => obj,
-            Event::Delete(gone) => gone.object(),
-        };
-        key_of(obj.as_ref())
-    }
-}
-
-/// The store key of an object.
-pub fn key_of<K: Resource>(obj: &K) -> String {
-    kube_informers_runtime::store::meta_namespace_key_func(obj)
-        .expect("objects from the server have names")
-}
+pub use event::{Event, Seen, key_of};
 
 /// A handler that forwards every callback to a channel.
 pub struct Recorder<K> {

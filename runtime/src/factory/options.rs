@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::informer::Transform;
 use crate::listwatch::TweakListParams;
 use crate::reflector::ReflectorConfig;
+use crate::store::CompactConfig;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// What every factory applies to each informer it makes.
@@ -47,6 +48,18 @@ pub struct TypedOptions {
     pub(crate) strip_managed_fields: bool,
     /// Ask for protobuf for the built-in types, JSON being the fallback.
     pub(crate) protobuf: bool,
+    /// A compact store for every informer (`compact_store()`), unless `compact_for`
+    /// says otherwise for its type.
+    pub(crate) compact_store: Option<CompactConfig>,
+    /// A compact store for one type's informer (`compact_store_for::<K>()`).
+    pub(crate) compact_for: HashMap<TypeId, CompactConfig>,
+}
+
+impl TypedOptions {
+    /// The compact-store configuration for the informer of `type_id`, if it gets one.
+    pub(crate) fn compact_store_of(&self, type_id: TypeId) -> Option<CompactConfig> {
+        self.compact_for.get(&type_id).or(self.compact_store.as_ref()).cloned()
+    }
 }
 
 /// The options only a typed factory takes, for a factory of type `F`; set them through

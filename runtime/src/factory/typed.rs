@@ -18,7 +18,7 @@ use super::informer_factory::{FrontEnd, InformerFactory};
 use super::options::TypedOptions;
 use crate::informer::SharedIndexInformer;
 use crate::listwatch::{InformerScope, TweakListParams, filtered_lister_watcher};
-use crate::store::{Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
+use crate::store::{CompactConfig, Indexers, NAMESPACE_INDEX, meta_namespace_index_func};
 
 /// What a typed factory holds: a Kubernetes object type with no dynamic type information
 /// (every k8s-openapi type and every `#[derive(CustomResource)]` type), serializable so that
@@ -84,9 +84,15 @@ impl InformerFactory<Typed> {
     /// An informer created after [`start`](Self::start) runs from the next `start` call.
     /// `K` must serialize so that [`informers`](Self::informers) can list its cache as
     /// dynamic objects (see [`ErasedInformer::lister`]).
+    ///
+    /// With [`compact_store`](super::TypedFactoryBuilder::compact_store) (or
+    /// [`compact_store_for::<K>`](super::TypedFactoryBuilder::compact_store_for)) the
+    /// informer's cache is compact and its lister-watcher skips managedFields.
     pub fn informer_for<K: TypedResource>(&self) -> SharedIndexInformer<K> {
-        let strip = self.parts().options.strip_managed_fields;
-        let protobuf = self.parts().options.protobuf;
+        let options = &self.parts().options;
+        let compact = options.compact_store_of(TypeId::of::<K>());
+        let strip = options.strip_managed_fields || compact.is_some();
+        let protobuf = options.protobuf;
         self.informer_for_inner(strip, |client, options| {
             let mut indexers: Indexers<K> = Indexers::default();
             indexers.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index_func::<K>));
@@ -98,7 +104,16 @@ impl InformerFactory<Typed> {
             if protobuf {
                 lister_watcher = lister_watcher.protobuf();
             }
-            SharedIndexInformer::new(Arc::new(lister_watcher), options.resync, indexers)
+            let lister_watcher = Arc::new(lister_watcher);
+            match options.compact_store {
+                Some(config) => SharedIndexInformer::with_compact_store(
+                    lister_watcher,
+                    options.resync,
+                    indexers,
+                    config,
+                ),
+                None => SharedIndexInformer::new(lister_watcher, options.resync, indexers),
+            }
         })
     }
 
@@ -145,6 +160,7 @@ impl InformerFactory<Typed> {
                 namespace: common.namespace.as_deref(),
                 resync,
                 tweak: common.tweak.clone(),
+                compact_store: typed.compact_store_of(type_id),
             },
         );
         // A fresh informer has not started, so these cannot fail.
@@ -185,6 +201,12 @@ pub struct InformerOptions<'a> {
     pub resync: Duration,
     /// The factory's list tweak.
     pub tweak: Option<TweakListParams>,
+    /// The compact-store configuration for this type, if the factory was asked for one
+    /// ([`compact_store`](super::TypedFactoryBuilder::compact_store)): a constructor that
+    /// honours it builds its informer with
+    /// [`SharedIndexInformer::with_compact_store`] (and a lister-watcher that skips
+    /// managedFields).
+    pub compact_store: Option<CompactConfig>,
 }
 
 /// The GroupVersionResource of a typed resource.

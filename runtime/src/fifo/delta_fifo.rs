@@ -219,7 +219,8 @@ impl<K: Resource + Send + Sync + 'static> DeltaFifo<K> {
 
     /// The newest state the FIFO knows for `key`: the object of its newest queued delta
     /// (`None` if that is a delete), else the state a popped key is being processed into,
-    /// else the known objects' (what a relist compares with).
+    /// else the known objects' when they can share it without decoding
+    /// ([`KnownObjects::get_shared`]): what a relist compares with.
     pub fn newest(&self, key: &str) -> Option<Arc<K>> {
         self.inner.state.lock().newest(key, self.known())
     }

@@ -225,14 +225,15 @@ impl<K> QueueState<K> {
     }
 
     /// The newest state of `key`: its newest queued delta's object (none after a delete),
-    /// else its in-flight state, else the known object.
+    /// else its in-flight state, else the known object if it can be shared
+    /// ([`KnownObjects::get_shared`]).
     pub(super) fn newest(&self, key: &str, known: Option<&dyn KnownObjects<K>>) -> Option<Arc<K>> {
         match self.items.get(key).and_then(Deltas::newest) {
             Some(Delta::Deleted(_)) => None,
             Some(delta) => Some(Arc::clone(delta.object())),
             None => match self.in_flight.get(key) {
                 Some(state) => state.clone(),
-                None => known.and_then(|known| known.get_by_key(key)),
+                None => known.and_then(|known| known.get_shared(key)),
             },
         }
     }

@@ -65,7 +65,7 @@ where
                         }
                         Delta::Deleted(gone) => deletion_handling_meta_namespace_key_func(gone)
                             .map(|key| {
-                                txn.delete_key(&key);
+                                txn.discard_key(&key);
                                 notifications.push((
                                     arrival,
                                     Notification::Delete(gone.clone()),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use kube::Resource;
 use kube::core::{Selector, SelectorExt};
 
-use crate::store::{Indexer, IndexerView, NAMESPACE_INDEX};
+use crate::store::{Indexer, NAMESPACE_INDEX};
 
 static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
 
@@ -16,7 +16,9 @@ fn matches<K: Resource>(selector: &Selector, obj: &K) -> bool {
     selector.selects_all() || selector.matches(obj.meta().labels.as_ref().unwrap_or(&NO_LABELS))
 }
 
-/// Lists and gets objects of one kind from an informer's [`Indexer`].
+/// Lists and gets objects of one kind from an informer's [`Indexer`], typed or
+/// [compact](Indexer::compact) (which decodes what it returns, after releasing the
+/// store's lock).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -73,13 +75,7 @@ impl<K: Resource> Lister<K> {
     /// Every object, in any namespace, whose labels match `selector` (client-go
     /// `ListAll`). An empty selector matches everything.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
-        self.indexer.read(|view| {
-            view.iter()
-                .map(|(_, obj)| obj)
-                .filter(|obj| matches(selector, obj.as_ref()))
-                .cloned()
-                .collect()
-        })
+        self.indexer.select_all(&|obj| matches(selector, obj))
     }
 
     /// The object stored under key `name`: for cluster-scoped kinds, its name.
@@ -124,7 +120,7 @@ impl<K: Resource> NamespaceLister<K> {
     /// `ListAllByNamespace`): read from the [`NAMESPACE_INDEX`] when the indexer has it,
     /// by a scan otherwise.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
-        self.indexer.read(|view| list_namespace(view, &self.namespace, selector))
+        list_namespace(&self.indexer, &self.namespace, selector)
     }
 
     /// The object `name` in this namespace.
@@ -141,23 +137,18 @@ impl<K: Resource> NamespaceLister<K> {
 }
 
 fn list_namespace<K: Resource>(
-    view: &IndexerView<'_, K>,
+    indexer: &Indexer<K>,
     namespace: &str,
     selector: &Selector,
 ) -> Vec<Arc<K>> {
-    let selected = |obj: &&Arc<K>| matches(selector, obj.as_ref());
+    let selected = |obj: &K| matches(selector, obj);
     if namespace.is_empty() {
-        return view.iter().map(|(_, obj)| obj).filter(selected).cloned().collect();
+        return indexer.select_all(&selected);
     }
-    match view.by_index(NAMESPACE_INDEX, namespace) {
-        Ok(objects) => objects.filter(selected).cloned().collect(),
+    match indexer.select_by_index(NAMESPACE_INDEX, namespace, &selected) {
+        Ok(objects) => objects,
         // No namespace index: scan, as client-go does.
-        Err(_) => view
-            .iter()
-            .map(|(_, obj)| obj)
-            .filter(|obj| obj.meta().namespace.as_deref() == Some(namespace))
-            .filter(selected)
-            .cloned()
-            .collect(),
+        Err(_) => indexer
+            .select_all(&|obj| obj.meta().namespace.as_deref() == Some(namespace) && selected(obj)),
     }
 }

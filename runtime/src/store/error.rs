@@ -27,6 +27,15 @@ pub enum StoreError {
     /// exist (client-go: "indexer conflict").
     #[error("indexer conflict: {}", .0.join(", "))]
     IndexerConflict(Vec<String>),
+    /// A [compact](super::Indexer::compact) store could not encode the object (its
+    /// `Serialize` impl failed); the store is unchanged.
+    #[error("cannot encode the object {key} for the compact store: {message}")]
+    Encode {
+        /// The object's store key.
+        key: String,
+        /// What failed (never the object's contents).
+        message: String,
+    },
     /// The object's key could not be computed.
     #[error("cannot compute the store key")]
     Key(#[from] KeyError),

@@ -11,47 +11,49 @@ use super::{Result, meta_namespace_key_func};
 /// A consistent read-only view of an [`Indexer`](super::Indexer), valid inside
 /// [`Indexer::read`](super::Indexer::read). Lets a caller filter or count without first
 /// copying every `Arc` out of the store.
+///
+/// The view hands out owned `Arc<K>`s (a clone of the stored `Arc` in a typed store, an
+/// object decoded as the iterator advances, or from the decoded cache, in a
+/// [compact](super::Indexer::compact) one), so that both kinds of store have one view.
+/// In a compact store, prefer [`Indexer::list`](super::Indexer::list) and
+/// [`Indexer::by_index`](super::Indexer::by_index) for many objects: they decode after
+/// releasing the lock, where a view decodes under it.
 pub struct IndexerView<'a, K> {
     pub(crate) state: &'a State<K>,
 }
 
-impl<'a, K> IndexerView<'a, K> {
+impl<'a, K: Resource> IndexerView<'a, K> {
     /// The object stored under `key`.
-    pub fn get_by_key(&self, key: &str) -> Option<&'a Arc<K>> {
-        self.state.items.get(key)
+    pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
+        self.state.get(key)
     }
 
     /// Every `(key, object)` pair, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'a str, &'a Arc<K>)> + 'a {
-        self.state.items.iter().map(|(key, obj)| (&**key, obj))
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, Arc<K>)> + 'a {
+        self.state.iter()
     }
 
     /// Number of stored objects.
     pub fn len(&self) -> usize {
-        self.state.items.len()
+        self.state.len()
     }
 
     /// Whether the store is empty.
     pub fn is_empty(&self) -> bool {
-        self.state.items.is_empty()
+        self.state.len() == 0
     }
 
     /// Whether an index named `name` exists.
     pub fn has_index(&self, name: &str) -> bool {
-        self.state.index.has_index(name)
+        self.state.has_index(name)
     }
 
     /// The objects whose index `name` contains `value`, in no particular order.
     ///
     /// # Errors
     /// [`StoreError::IndexNotFound`](super::StoreError::IndexNotFound) for an unknown index.
-    pub fn by_index(
-        &self,
-        name: &str,
-        value: &str,
-    ) -> Result<impl Iterator<Item = &'a Arc<K>> + 'a> {
-        let bucket = self.state.index.bucket(name, value)?;
-        Ok(bucket.into_iter().flat_map(|bucket| bucket.values()))
+    pub fn by_index(&self, name: &str, value: &str) -> Result<impl Iterator<Item = Arc<K>> + 'a> {
+        self.state.bucket_objects(name, value)
     }
 }
 
@@ -64,26 +66,31 @@ pub struct IndexerTxn<'a, K> {
 impl<K: Resource> IndexerTxn<'_, K> {
     /// The object stored under `key`, including changes made earlier in this transaction.
     pub fn get_by_key(&self, key: &str) -> Option<Arc<K>> {
-        self.state.items.get(key).cloned()
+        self.state.get(key)
     }
 
     /// Number of stored objects, including changes made in this transaction.
     pub fn len(&self) -> usize {
-        self.state.items.len()
+        self.state.len()
     }
 
     /// Whether the store is empty.
     pub fn is_empty(&self) -> bool {
-        self.state.items.is_empty()
+        self.state.len() == 0
     }
 
     /// Inserts or replaces the object; returns the object it replaced.
     ///
+    /// In a [compact](super::Indexer::compact) store the previous object is decoded,
+    /// unless the decoded cache holds it.
+    ///
     /// # Errors
-    /// [`StoreError::Key`](super::StoreError::Key) when the object has no name.
+    /// [`StoreError::Key`](super::StoreError::Key) when the object has no name;
+    /// [`StoreError::Encode`](super::StoreError::Encode) when a compact store cannot
+    /// encode it.
     pub fn add(&mut self, obj: Arc<K>) -> Result<Option<Arc<K>>> {
         let key = meta_namespace_key_func(obj.as_ref())?;
-        Ok(self.state.upsert(&key, obj))
+        self.state.upsert(&key, obj, true)
     }
 
     /// Same as [`add`](Self::add): the store does not distinguish the two (client-go neither).
@@ -96,6 +103,13 @@ impl<K: Resource> IndexerTxn<'_, K> {
 
     /// Removes the object stored under `key`, returning it.
     pub fn delete_key(&mut self, key: &str) -> Option<Arc<K>> {
-        self.state.remove(key)
+        self.state.remove(key, true).flatten()
+    }
+
+    /// Removes the object stored under `key` without returning it: whether there was one.
+    /// Same as [`delete_key`](Self::delete_key) in a typed store; a compact store need not
+    /// decode the removed object.
+    pub fn discard_key(&mut self, key: &str) -> bool {
+        self.state.remove(key, false).is_some()
     }
 }

@@ -32,6 +32,7 @@ mod reflector_streaming;
 mod reflector_support;
 mod reflector_undecodable;
 mod reflector_watch;
+mod store_compact;
 mod store_concurrency;
 mod store_indexer;
 mod workqueue_delaying;

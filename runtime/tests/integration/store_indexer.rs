@@ -1,5 +1,9 @@
 //! Ports of client-go `thread_safe_store_test.go`, `index_test.go` and `store_test.go`,
 //! plus the key functions.
+//!
+//! Every test of the store's behaviour runs three times (`typed::`, `compact::`,
+//! `compact_cold::`): on a typed store, on a compact one (objects encoded, decoded cache
+//! on) and on a compact one without a decoded cache, so that every read decodes.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,11 +12,81 @@ use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::ObjectMeta;
 use kube::core::{DynamicObject, ObjectList, PartialObjectMeta};
 use kube_informers_runtime::store::{
-    Indexer, Indexers, KeyError, NAMESPACE_INDEX, StoreError,
+    CompactConfig, Indexer, Indexers, KeyError, NAMESPACE_INDEX, StoreError,
     deletion_handling_meta_namespace_key_func, index_func, meta_namespace_index_func,
     meta_namespace_key_func, namespace_indexers, split_meta_namespace_key,
 };
 use kube_informers_runtime::{DeletedFinalStateUnknown, DeletedObject};
+
+/// Which store a test runs on.
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    Typed,
+    /// Compact, default configuration (reads may come from the decoded cache).
+    Compact,
+    /// Compact without a decoded cache: every read decodes.
+    CompactCold,
+}
+
+impl Mode {
+    fn indexer<K>(self, indexers: Indexers<K>) -> Indexer<K>
+    where
+        K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        match self {
+            Mode::Typed => Indexer::new(indexers),
+            Mode::Compact => Indexer::compact(indexers, CompactConfig::default()),
+            Mode::CompactCold => Indexer::compact(
+                indexers,
+                CompactConfig { hot_cache_bytes: 0, ..CompactConfig::default() },
+            ),
+        }
+    }
+
+    /// Whether `got` is `want`: the same `Arc` from a typed store (it never copies), an
+    /// equal object from a compact one (it decodes copies).
+    fn same<K: PartialEq>(self, got: &Arc<K>, want: &Arc<K>) -> bool {
+        match self {
+            Mode::Typed => Arc::ptr_eq(got, want),
+            Mode::Compact | Mode::CompactCold => got == want,
+        }
+    }
+}
+
+/// Runs each listed `fn(Mode)` test on every kind of store.
+macro_rules! in_every_mode {
+    ($($test:ident),* $(,)?) => {
+        mod typed {
+            $( #[test] fn $test() { super::$test(super::Mode::Typed) } )*
+        }
+        mod compact {
+            $( #[test] fn $test() { super::$test(super::Mode::Compact) } )*
+        }
+        mod compact_cold {
+            $( #[test] fn $test() { super::$test(super::Mode::CompactCold) } )*
+        }
+    };
+}
+
+in_every_mode!(
+    key_func_works_for_dynamic_and_metadata_objects,
+    store_add_update_delete_list_replace,
+    replace_with_a_nameless_object_changes_nothing,
+    delete_removes_empty_sets_from_index,
+    delete_keeps_non_empty_set_in_index,
+    indexing_functions_with_multiple_values,
+    update_moving_between_single_values_drops_old_bucket,
+    replace_rebuilds_indices_from_scratch,
+    get_index_func_values,
+    multi_index_keys,
+    index_returns_objects_sharing_a_value_without_duplicates,
+    unknown_index_name_is_an_error,
+    add_indexers_reindexes_existing_items_and_rejects_conflicts,
+    transaction_returns_previous_objects_and_applies_everything,
+    delete_key_removes_by_tombstone_key,
+    objects_are_shared_not_copied,
+    by_index_returns_the_updated_object_when_index_values_do_not_change,
+);
 
 fn pod(ns: &str, name: &str, labels: &[(&str, &str)], annotations: &[(&str, &str)]) -> Arc<Pod> {
     let map = |kv: &[(&str, &str)]| {
@@ -90,8 +164,7 @@ fn meta_namespace_key_func_formats_and_rejects_nameless_objects() {
     assert!(meta_namespace_key_func(&empty_name).is_err());
 }
 
-#[test]
-fn key_func_works_for_dynamic_and_metadata_objects() {
+fn key_func_works_for_dynamic_and_metadata_objects(mode: Mode) {
     let mut dynamic: DynamicObject = serde_json::from_value(serde_json::json!({
         "apiVersion": "example.com/v1", "kind": "Foo",
         "metadata": {"name": "f", "namespace": "team"}
@@ -106,7 +179,7 @@ fn key_func_works_for_dynamic_and_metadata_objects() {
         "items": [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns"}}]
     }))
     .unwrap();
-    let indexer = Indexer::new(namespace_indexers());
+    let indexer = mode.indexer(namespace_indexers());
     for item in list.items {
         indexer.add(Arc::new(item)).unwrap();
     }
@@ -140,15 +213,14 @@ fn split_meta_namespace_key_cases() {
 }
 
 // client-go: store_test.go doTestStore (add, update, delete, list, replace)
-#[test]
-fn store_add_update_delete_list_replace() {
-    let store = Indexer::<ConfigMap>::default();
+fn store_add_update_delete_list_replace(mode: Mode) {
+    let store = mode.indexer::<ConfigMap>(Indexers::new());
     store.add(cm("", "foo", "1")).unwrap();
     store.add(cm("", "bar", "1")).unwrap();
     let updated = cm("", "foo", "2");
     store.update(updated.clone()).unwrap();
-    assert!(Arc::ptr_eq(&store.get_by_key("foo").unwrap(), &updated));
-    assert!(Arc::ptr_eq(&store.get(&cm("", "foo", "x")).unwrap(), &updated));
+    assert!(mode.same(&store.get_by_key("foo").unwrap(), &updated));
+    assert!(mode.same(&store.get(&cm("", "foo", "x")).unwrap(), &updated));
     assert!(store.get(&ConfigMap::default()).is_none());
     store.delete(&cm("", "bar", "")).unwrap();
     assert!(store.get_by_key("bar").is_none());
@@ -164,9 +236,8 @@ fn store_add_update_delete_list_replace() {
     assert!(store.get_by_key("foo").is_none());
 }
 
-#[test]
-fn replace_with_a_nameless_object_changes_nothing() {
-    let store = Indexer::<ConfigMap>::default();
+fn replace_with_a_nameless_object_changes_nothing(mode: Mode) {
+    let store = mode.indexer::<ConfigMap>(Indexers::new());
     store.add(cm("", "keep", "1")).unwrap();
     let nameless = Arc::new(ConfigMap::default());
     let err = store.replace(vec![cm("", "new", "1"), nameless.clone()], "1").unwrap_err();
@@ -176,9 +247,8 @@ fn replace_with_a_nameless_object_changes_nothing() {
 }
 
 // client-go: thread_safe_store_test.go TestThreadSafeStoreDeleteRemovesEmptySetsFromIndex
-#[test]
-fn delete_removes_empty_sets_from_index() {
-    let store = Indexer::new(by_value());
+fn delete_removes_empty_sets_from_index(mode: Mode) {
+    let store = mode.indexer(by_value());
     store.add(cm("", "testKey", "testKey")).unwrap();
     assert_eq!(store.index_keys("by_value", "testKey").unwrap(), vec!["testKey".to_string()]);
     assert_eq!(store.index_value_count("by_value"), 1);
@@ -188,9 +258,8 @@ fn delete_removes_empty_sets_from_index() {
 }
 
 // client-go: thread_safe_store_test.go TestThreadSafeStoreAddKeepsNonEmptySetPostDeleteFromIndex
-#[test]
-fn delete_keeps_non_empty_set_in_index() {
-    let store = Indexer::new(by_value());
+fn delete_keeps_non_empty_set_in_index(mode: Mode) {
+    let store = mode.indexer(by_value());
     store.add(cm("", "retain", "testIndex")).unwrap();
     store.add(cm("", "delete", "testIndex")).unwrap();
     assert_eq!(store.index_keys("by_value", "testIndex").unwrap().len(), 2);
@@ -200,9 +269,8 @@ fn delete_keeps_non_empty_set_in_index() {
 
 // client-go: thread_safe_store_test.go TestThreadSafeStoreIndexingFunctionsWithMultipleValues
 // (stale index values are removed on update)
-#[test]
-fn indexing_functions_with_multiple_values() {
-    let store = Indexer::new(by_value());
+fn indexing_functions_with_multiple_values(mode: Mode) {
+    let store = mode.indexer(by_value());
     let keys = |value: &str| store.index_keys("by_value", value).unwrap();
     store.add(cm("", "key1", "foo")).unwrap();
     store.add(cm("", "key2", "bar")).unwrap();
@@ -239,9 +307,8 @@ fn indexing_functions_with_multiple_values() {
     assert_eq!(sorted(store.list_index_func_values("by_value")), ["bar"]);
 }
 
-#[test]
-fn update_moving_between_single_values_drops_old_bucket() {
-    let store = Indexer::new(by_value());
+fn update_moving_between_single_values_drops_old_bucket(mode: Mode) {
+    let store = mode.indexer(by_value());
     store.add(cm("", "k", "old")).unwrap();
     store.update(cm("", "k", "new")).unwrap();
     assert!(store.by_index("by_value", "old").unwrap().is_empty());
@@ -252,9 +319,8 @@ fn update_moving_between_single_values_drops_old_bucket() {
     assert_eq!(store.index_value_count("by_value"), 0);
 }
 
-#[test]
-fn replace_rebuilds_indices_from_scratch() {
-    let store = Indexer::new(by_value());
+fn replace_rebuilds_indices_from_scratch(mode: Mode) {
+    let store = mode.indexer(by_value());
     store.add(cm("", "a", "x")).unwrap();
     store.add(cm("", "b", "y")).unwrap();
     store.replace(vec![cm("", "b", "z"), cm("", "c", "z")], "7").unwrap();
@@ -265,8 +331,7 @@ fn replace_rebuilds_indices_from_scratch() {
 }
 
 // client-go: index_test.go TestGetIndexFuncValues
-#[test]
-fn get_index_func_values() {
+fn get_index_func_values(mode: Mode) {
     let mut indexers = Indexers::new();
     indexers.insert(
         "testmodes".to_string(),
@@ -274,7 +339,7 @@ fn get_index_func_values() {
             vec![p.metadata.labels.as_ref().and_then(|l| l.get("foo")).cloned().unwrap_or_default()]
         }),
     );
-    let index = Indexer::new(indexers);
+    let index = mode.indexer(indexers);
     index.add(pod("", "one", &[("foo", "bar")], &[])).unwrap();
     index.add(pod("", "two", &[("foo", "bar")], &[])).unwrap();
     index.add(pod("", "tre", &[("foo", "biz")], &[])).unwrap();
@@ -301,9 +366,8 @@ fn users_indexers() -> Indexers<Pod> {
 }
 
 // client-go: index_test.go TestMultiIndexKeys
-#[test]
-fn multi_index_keys() {
-    let index = Indexer::new(users_indexers());
+fn multi_index_keys(mode: Mode) {
+    let index = mode.indexer(users_indexers());
     let pod1 = pod("", "one", &[], &[("users", "ernie,bert")]);
     let pod2 = pod("", "two", &[], &[("users", "bert,oscar")]);
     let pod3 = pod("", "tre", &[], &[("users", "ernie,elmo")]);
@@ -326,9 +390,8 @@ fn multi_index_keys() {
 }
 
 // client-go: thread_safe_store.go Index (objects sharing any index value with a probe)
-#[test]
-fn index_returns_objects_sharing_a_value_without_duplicates() {
-    let index = Indexer::new(users_indexers());
+fn index_returns_objects_sharing_a_value_without_duplicates(mode: Mode) {
+    let index = mode.indexer(users_indexers());
     index.add(pod("", "one", &[], &[("users", "ernie,bert")])).unwrap();
     index.add(pod("", "two", &[], &[("users", "bert,oscar")])).unwrap();
     index.add(pod("", "tre", &[], &[("users", "elmo")])).unwrap();
@@ -340,9 +403,8 @@ fn index_returns_objects_sharing_a_value_without_duplicates() {
 }
 
 // client-go: "Index with name %s does not exist"
-#[test]
-fn unknown_index_name_is_an_error() {
-    let index = Indexer::new(users_indexers());
+fn unknown_index_name_is_an_error(mode: Mode) {
+    let index = mode.indexer(users_indexers());
     let p = pod("", "one", &[], &[]);
     index.add(p.clone()).unwrap();
     let expected = StoreError::IndexNotFound("nope".into());
@@ -353,9 +415,8 @@ fn unknown_index_name_is_an_error() {
 }
 
 // client-go: thread_safe_store.go AddIndexers (re-indexes existing items, rejects conflicts)
-#[test]
-fn add_indexers_reindexes_existing_items_and_rejects_conflicts() {
-    let index = Indexer::new(namespace_indexers::<Pod>());
+fn add_indexers_reindexes_existing_items_and_rejects_conflicts(mode: Mode) {
+    let index = mode.indexer(namespace_indexers::<Pod>());
     index.add(pod("a", "one", &[], &[("users", "ernie")])).unwrap();
     index.add(pod("b", "two", &[], &[("users", "ernie,bert")])).unwrap();
 
@@ -383,22 +444,21 @@ fn namespace_index_func_matches_client_go() {
     assert_eq!(meta_namespace_index_func(pod("", "a", &[], &[]).as_ref()), [""]);
 }
 
-#[test]
-fn transaction_returns_previous_objects_and_applies_everything() {
-    let index = Indexer::new(by_value());
+fn transaction_returns_previous_objects_and_applies_everything(mode: Mode) {
+    let index = mode.indexer(by_value());
     let first = cm("", "a", "x");
     index.add(first.clone()).unwrap();
     let second = cm("", "a", "y");
     let (previous, removed, missing) = index.transaction(|txn| {
         let previous = txn.update(second.clone()).unwrap();
-        assert!(Arc::ptr_eq(&txn.get_by_key("a").unwrap(), &second));
+        assert!(mode.same(&txn.get_by_key("a").unwrap(), &second));
         txn.add(cm("", "b", "y")).unwrap();
         assert_eq!(txn.len(), 2);
         let removed = txn.delete_key("b");
         let missing = txn.delete_key("never");
         (previous, removed, missing)
     });
-    assert!(Arc::ptr_eq(&previous.unwrap(), &first));
+    assert!(mode.same(&previous.unwrap(), &first));
     assert_eq!(names(&[removed.unwrap()]), ["b"]);
     assert!(missing.is_none());
     assert_eq!(index.index_keys("by_value", "y").unwrap(), ["a"]);
@@ -407,9 +467,8 @@ fn transaction_returns_previous_objects_and_applies_everything() {
     assert!(index.transaction(|txn| txn.add(Arc::new(ConfigMap::default()))).is_err());
 }
 
-#[test]
-fn delete_key_removes_by_tombstone_key() {
-    let index = Indexer::new(by_value());
+fn delete_key_removes_by_tombstone_key(mode: Mode) {
+    let index = mode.indexer(by_value());
     index.add(cm("ns", "a", "x")).unwrap();
     let tombstone = DeletedObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown {
         key: "ns/a".into(),
@@ -421,9 +480,8 @@ fn delete_key_removes_by_tombstone_key() {
     assert_eq!(index.index_value_count("by_value"), 0);
 }
 
-#[test]
-fn objects_are_shared_not_copied() {
-    let index = Indexer::new(namespace_indexers::<ConfigMap>());
+fn objects_are_shared_not_copied(mode: Mode) {
+    let index = mode.indexer(namespace_indexers::<ConfigMap>());
     let obj = cm("ns", "a", "x");
     index.add(obj.clone()).unwrap();
     for got in [
@@ -431,30 +489,29 @@ fn objects_are_shared_not_copied() {
         index.list().remove(0),
         index.by_index(NAMESPACE_INDEX, "ns").unwrap().remove(0),
     ] {
-        assert!(Arc::ptr_eq(&got, &obj));
+        assert!(mode.same(&got, &obj));
     }
 }
 
-#[test]
-fn by_index_returns_the_updated_object_when_index_values_do_not_change() {
-    let index = Indexer::new(namespace_indexers::<ConfigMap>());
+fn by_index_returns_the_updated_object_when_index_values_do_not_change(mode: Mode) {
+    let index = mode.indexer(namespace_indexers::<ConfigMap>());
     index.add(cm("ns", "a", "1")).unwrap();
     let v2 = cm("ns", "a", "2");
     index.update(v2.clone()).unwrap();
-    assert!(Arc::ptr_eq(&index.by_index(NAMESPACE_INDEX, "ns").unwrap()[0], &v2));
+    assert!(mode.same(&index.by_index(NAMESPACE_INDEX, "ns").unwrap()[0], &v2));
     let v3 = cm("ns", "a", "3");
     index.transaction(|txn| txn.update(v3.clone())).unwrap();
-    assert!(Arc::ptr_eq(&index.index(NAMESPACE_INDEX, &v3).unwrap()[0], &v3));
+    assert!(mode.same(&index.index(NAMESPACE_INDEX, &v3).unwrap()[0], &v3));
     index.read(|view| {
         let got: Vec<_> = view.by_index(NAMESPACE_INDEX, "ns").unwrap().collect();
-        assert!(Arc::ptr_eq(got[0], &v3));
+        assert!(mode.same(&got[0], &v3));
     });
     // Multi-value indices refresh the object in every bucket too.
-    let store = Indexer::new(by_value());
+    let store = mode.indexer(by_value());
     store.add(cm("", "k", "x,y")).unwrap();
     let newer = cm("", "k", "x,y");
     store.update(newer.clone()).unwrap();
     for value in ["x", "y"] {
-        assert!(Arc::ptr_eq(&store.by_index("by_value", value).unwrap()[0], &newer));
+        assert!(mode.same(&store.by_index("by_value", value).unwrap()[0], &newer));
     }
 }

@@ -2,8 +2,8 @@
 //! belong to it alone.
 //!
 //! ```text
-//! bench_client --mode ours|ours-strip|ours-protobuf|ours-protobuf-strip|metadata|kube-rt|floor
-//!              --kind pods|configmaps
+//! bench_client --mode ours|ours-strip|ours-protobuf|ours-protobuf-strip|ours-compact|metadata
+//!              |kube-rt|floor --kind pods|configmaps
 //!              --count N --kubeconfig PATH [--events M]
 //! ```
 //!
@@ -207,16 +207,10 @@ where
     events_line(10, wall, events, cpu_before);
 }
 
-/// How `run_ours` builds its factory.
-#[derive(Clone, Copy)]
-enum Ours {
-    Plain,
-    Strip,
-    Protobuf,
-    ProtobufStrip,
-}
-
-async fn run_ours<K>(args: &Args, client: Client, ours: Ours)
+/// `ours`: the typed store; `ours-strip`: with `.strip_managed_fields()`; `ours-protobuf`:
+/// with `.protobuf()`; `ours-protobuf-strip`: both; `ours-compact`: with
+/// `.compact_store()` (issue 18).
+async fn run_ours<K>(args: &Args, client: Client)
 where
     K: kube::Resource<DynamicType = ()>
         + serde::Serialize
@@ -230,11 +224,12 @@ where
 {
     let start = Instant::now();
     let mut builder = TypedInformerFactory::builder(client);
-    match ours {
-        Ours::Plain => {}
-        Ours::Strip => builder = builder.strip_managed_fields(),
-        Ours::Protobuf => builder = builder.protobuf(),
-        Ours::ProtobufStrip => builder = builder.protobuf().strip_managed_fields(),
+    match args.mode.as_str() {
+        "ours-strip" => builder = builder.strip_managed_fields(),
+        "ours-protobuf" => builder = builder.protobuf(),
+        "ours-protobuf-strip" => builder = builder.protobuf().strip_managed_fields(),
+        "ours-compact" => builder = builder.compact_store(),
+        _ => {}
     }
     let factory: TypedInformerFactory = builder.build();
     let informer = factory.informer_for::<K>();
@@ -388,20 +383,14 @@ fn main() -> std::process::ExitCode {
             }
         };
         match (args.mode.as_str(), args.kind.as_str()) {
-            ("ours", "pods") => run_ours::<Pod>(&args, client, Ours::Plain).await,
-            ("ours", "configmaps") => run_ours::<ConfigMap>(&args, client, Ours::Plain).await,
-            ("ours-strip", "pods") => run_ours::<Pod>(&args, client, Ours::Strip).await,
-            ("ours-strip", "configmaps") => run_ours::<ConfigMap>(&args, client, Ours::Strip).await,
-            ("ours-protobuf", "pods") => run_ours::<Pod>(&args, client, Ours::Protobuf).await,
-            ("ours-protobuf", "configmaps") => {
-                run_ours::<ConfigMap>(&args, client, Ours::Protobuf).await
-            }
-            ("ours-protobuf-strip", "pods") => {
-                run_ours::<Pod>(&args, client, Ours::ProtobufStrip).await
-            }
-            ("ours-protobuf-strip", "configmaps") => {
-                run_ours::<ConfigMap>(&args, client, Ours::ProtobufStrip).await
-            }
+            (
+                "ours" | "ours-strip" | "ours-protobuf" | "ours-protobuf-strip" | "ours-compact",
+                "pods",
+            ) => run_ours::<Pod>(&args, client).await,
+            (
+                "ours" | "ours-strip" | "ours-protobuf" | "ours-protobuf-strip" | "ours-compact",
+                "configmaps",
+            ) => run_ours::<ConfigMap>(&args, client).await,
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,
             ("kube-rt", "configmaps") => run_kube_runtime::<ConfigMap>(&args, client).await,

@@ -9,6 +9,7 @@ mod dynamic_sync;
 mod dynamic_sync_map;
 mod erased_lister;
 mod informer_bookmarks;
+mod informer_compact_store;
 mod informer_late_handler;
 mod informer_missed_deletes;
 mod informer_pagination;

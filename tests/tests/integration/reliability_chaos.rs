@@ -13,6 +13,14 @@
 //! client-go: the behaviours exercised are reflector.go's relist on "too old resource version"
 //! and on watch errors, delta_fifo.go Replace's `DeletedFinalStateUnknown` tombstones, and
 //! shared_informer.go's notification of every change to every handler.
+//!
+//! The compact store (issue 18) is checked on the same workload: `chaos_compact_store_*`
+//! runs a few seeds with a compact-store informer beside the typed one, fed through a
+//! [`tee`](kube_informers_tests::tee) with exactly the server answers the typed informer got,
+//! and requires the same lister `list()`/`get()`, index `by_index()` results and the same
+//! handler notification sequence (adds, updates with their old objects, deletes and
+//! tombstones with their objects). `CHAOS_COMPACT_SEED_START` and `CHAOS_COMPACT_SEEDS` override
+//! its range (6 seeds from 1,000,000).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,10 +28,15 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
-use kube_informers_runtime::TypedInformerFactory;
+use kube_informers_runtime::lister::Lister;
 use kube_informers_runtime::reflector::{BackoffConfig, ReflectorConfig};
+use kube_informers_runtime::store::{CompactConfig, NAMESPACE_INDEX, namespace_indexers};
+use kube_informers_runtime::{ApiListerWatcher, SharedIndexInformer, TypedInformerFactory};
 use kube_informers_testkit::{InjectedFailure, Malformed, TestApiServer};
-use kube_informers_tests::{CallbackModel, Recorder, cache_model, init_tracing, peak_rss_kib};
+use kube_informers_tests::tee::{Replica, tee};
+use kube_informers_tests::{
+    CallbackModel, Event, Recorder, Seen, cache_model, init_tracing, key_of, peak_rss_kib,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -31,6 +44,10 @@ use rand::{Rng, SeedableRng};
 const SEEDS_PER_BATCH: u64 = 50;
 /// Test functions that split the seed range between them.
 const BATCHES: u64 = 4;
+/// Seeds of the compact-store equivalence test in `make test`.
+const COMPACT_SEEDS: u64 = 6;
+/// Seeds of the compact-store test start here, past those of the typed batches.
+const COMPACT_SEED_START: u64 = 1_000_000;
 /// Steps (workload operations and faults) per seed.
 const STEPS_PER_SEED: usize = 40;
 /// How long a seed may take to converge once the faults are cleared.
@@ -99,15 +116,21 @@ impl Summary {
     }
 }
 
-/// Prints the replay command if the seed's test body panics.
-struct ReplayOnPanic(u64);
+/// Prints the replay command if the seed's test body panics; `.1`: a compact-store seed.
+struct ReplayOnPanic(u64, bool);
 
 impl Drop for ReplayOnPanic {
     fn drop(&mut self) {
         if std::thread::panicking() {
+            let (vars, test) = if self.1 {
+                ("CHAOS_COMPACT_SEED_START", "reliability_chaos::chaos_compact")
+            } else {
+                ("CHAOS_SEED_START", "reliability_chaos::")
+            };
+            let count = vars.replace("SEED_START", "SEEDS");
             eprintln!(
-                "chaos seed {seed} failed; replay with: CHAOS_SEED_START={seed} CHAOS_SEEDS=1 \
-                 cargo nextest run -p kube-informers-tests --test integration --no-capture reliability_chaos::",
+                "chaos seed {seed} failed; replay with: {vars}={seed} {count}=1 \
+                 cargo nextest run -p kube-informers-tests --test integration --no-capture {test}",
                 seed = self.0
             );
         }
@@ -157,8 +180,13 @@ fn chaos_reflector_config(seed: u64) -> ReflectorConfig {
 }
 
 async fn run_batch(batch: u64) {
+    run_seeds(batch, seeds_of(batch), false).await;
+}
+
+/// Runs `seeds` against one server; with `twin`, each seed also checks a compact-store
+/// informer against the typed one.
+async fn run_seeds(batch: u64, seeds: std::ops::Range<u64>, twin: bool) {
     init_tracing();
-    let seeds = seeds_of(batch);
     if seeds.is_empty() {
         return;
     }
@@ -177,26 +205,78 @@ async fn run_batch(batch: u64) {
     }
     let mut summary = Summary::default();
     for seed in seeds {
-        let _guard = ReplayOnPanic(seed);
-        run_seed(&server, seed, &mut summary).await;
+        let _guard = ReplayOnPanic(seed, twin);
+        run_seed(&server, seed, twin, &mut summary).await;
     }
     println!("batch {batch}: {}", summary.line(started.elapsed()));
     assert_eq!(summary.divergences, 0);
     server.shutdown().await;
 }
 
-async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
+/// A compact-store informer fed, through a tee, with the typed informer's server answers.
+struct Twin {
+    factory: TypedInformerFactory,
+    informer: SharedIndexInformer<ConfigMap>,
+    events: tokio::sync::mpsc::UnboundedReceiver<Event<ConfigMap>>,
+    mismatches: Arc<parking_lot::Mutex<Vec<String>>>,
+}
+
+async fn run_seed(server: &TestApiServer, seed: u64, twin: bool, summary: &mut Summary) {
     let mut rng = StdRng::seed_from_u64(seed);
     let label = format!("chaos-seed={seed}");
     let informer_client = server.client_without_retry().unwrap();
     let selector = label.clone();
-    let factory = TypedInformerFactory::builder(informer_client)
-        .reflector_config(chaos_reflector_config(seed))
-        .tweak_list_params(move |lp| lp.label_selector = Some(selector.clone()))
-        .build();
+    let factory_for = |client: kube::Client| {
+        let selector = selector.clone();
+        TypedInformerFactory::builder(client)
+            .reflector_config(chaos_reflector_config(seed))
+            .tweak_list_params(move |lp| lp.label_selector = Some(selector.clone()))
+    };
+    let factory = factory_for(informer_client.clone()).build();
+    let mut twin = twin.then(|| {
+        // The typed informer lists and watches through the tee; the compact one replays
+        // what it recorded. Both skip managedFields, which the compact store drops.
+        let idle = {
+            let config = chaos_reflector_config(seed);
+            config.max_watch_timeout + config.watch_idle_margin
+        };
+        let replica: Arc<parking_lot::Mutex<Option<Replica<ConfigMap>>>> = Arc::default();
+        let slot = replica.clone();
+        let _typed = factory.informer_for_with::<ConfigMap>(move |client, options| {
+            let mut lister_watcher = ApiListerWatcher::new(Api::all(client)).skip_managed_fields();
+            if let Some(tweak) = options.tweak {
+                lister_watcher = lister_watcher.with_tweak(tweak);
+            }
+            let (tee, replica) = tee(Arc::new(lister_watcher), idle);
+            *slot.lock() = Some(replica);
+            SharedIndexInformer::new(Arc::new(tee), options.resync, namespace_indexers())
+        });
+        let replica = replica.lock().take().expect("the typed informer was made");
+        let mismatches = replica.mismatches();
+        let compact_factory = factory_for(informer_client.clone()).compact_store().build();
+        let informer = compact_factory.informer_for_with::<ConfigMap>(move |_, options| {
+            // A small decoded cache, so that reads both hit it and decode.
+            let config = options
+                .compact_store
+                .map(|config| CompactConfig { hot_cache_bytes: 8 << 10, ..config });
+            SharedIndexInformer::with_compact_store(
+                Arc::new(replica),
+                options.resync,
+                namespace_indexers(),
+                config.expect("the factory asked for a compact store"),
+            )
+        });
+        let (recorder, events) = Recorder::new();
+        informer.add_event_handler(recorder).unwrap();
+        Twin { factory: compact_factory, informer, events, mismatches }
+    });
     let informer = factory.informer_for::<ConfigMap>();
     let (recorder, mut events) = Recorder::new();
     informer.add_event_handler(recorder).unwrap();
+    // The notifications of the typed informer, in order, when a twin compares its own.
+    let mut typed_seen: Vec<Seen<ConfigMap>> = Vec::new();
+    let mut compact_seen: Vec<Seen<ConfigMap>> = Vec::new();
+    let mut compact_model = CallbackModel::default();
     // The last few errors that ended a list-and-watch cycle, printed if the seed diverges.
     let errors = Arc::new(parking_lot::Mutex::new(std::collections::VecDeque::new()));
     let sink = errors.clone();
@@ -219,6 +299,9 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
         summary.workload_ops += 1;
     }
     factory.start();
+    if let Some(twin) = &twin {
+        twin.factory.start();
+    }
 
     let mut latency_steps = 0u32;
     for _ in 0..STEPS_PER_SEED {
@@ -272,12 +355,38 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
         while let Ok(event) = events.try_recv() {
             model.apply(&event);
             summary.events_applied += 1;
+            if twin.is_some() {
+                typed_seen.push(event.seen());
+            }
         }
         let cache = cache_model(&informer.get_indexer().list());
-        if cache == expected && model.objects == expected {
+        let twin_done = match &mut twin {
+            None => true,
+            Some(twin) => {
+                while let Ok(event) = twin.events.try_recv() {
+                    compact_model.apply(&event);
+                    compact_seen.push(event.seen());
+                }
+                cache_model(&twin.informer.get_indexer().list()) == expected
+                    && compact_model.objects == expected
+            }
+        };
+        if cache == expected && model.objects == expected && twin_done {
             break true;
         }
         if tokio::time::Instant::now() >= deadline {
+            if let Some(twin) = &twin {
+                eprintln!(
+                    "seed {seed} compact twin:\n  cache:  {:?}\n  model:  {:?}\n  stats: {:?}\n  \
+                     mismatches: {:?}\n  notifications: typed {} compact {}",
+                    cache_model(&twin.informer.get_indexer().list()),
+                    compact_model.objects,
+                    twin.informer.stats().reflector,
+                    twin.mismatches.lock(),
+                    typed_seen.len(),
+                    compact_seen.len(),
+                );
+            }
             eprintln!(
                 "seed {seed} diverged:\n  server: {expected:?}\n  cache:  {cache:?}\n  model:  {:?}\n  \
                  informer: synced={} last_sync_rv={:?} stopped={}\n  stats: {:?}\n  \
@@ -296,12 +405,73 @@ async fn run_seed(server: &TestApiServer, seed: u64, summary: &mut Summary) {
         }
         tokio::time::sleep(Duration::from_millis(2)).await;
     };
+    if converged && let Some(twin) = &twin {
+        assert_same_as_typed(seed, &informer, twin, &typed_seen, &compact_seen);
+    }
     within(seed, "shut the factory down", factory.shutdown()).await;
+    if let Some(twin) = &twin {
+        within(seed, "shut the compact factory down", twin.factory.shutdown()).await;
+    }
     summary.seeds += 1;
     summary.stalled_watches += informer.stats().reflector.stalls;
     if !converged {
         summary.divergences += 1;
         panic!("seed {seed}: cache, server and callback model did not converge");
+    }
+}
+
+/// The compact-store informer's cache and notifications are the typed one's: lister
+/// `list()` and `get()` (every key ever seen, absent ones included), the namespace index's
+/// `by_index()` and values, and every notification in order, objects compared by value.
+fn assert_same_as_typed(
+    seed: u64,
+    typed: &SharedIndexInformer<ConfigMap>,
+    twin: &Twin,
+    typed_seen: &[Seen<ConfigMap>],
+    compact_seen: &[Seen<ConfigMap>],
+) {
+    let mismatches = twin.mismatches.lock().clone();
+    assert!(mismatches.is_empty(), "seed {seed}: the two reflectors diverged: {mismatches:?}");
+    let (ti, ci) = (typed.get_indexer(), twin.informer.get_indexer());
+    assert!(ci.is_compact() && !ti.is_compact());
+    let sorted = |mut v: Vec<Arc<ConfigMap>>| {
+        v.sort_by_key(|o| key_of(o.as_ref()));
+        v
+    };
+    let (tl, cl) = (Lister::new(ti.clone()), Lister::new(ci.clone()));
+    let all = kube::core::Selector::default();
+    assert_eq!(sorted(cl.list(&all)), sorted(tl.list(&all)), "seed {seed}: list()");
+    let mut keys: std::collections::BTreeSet<String> = typed_seen
+        .iter()
+        .map(|seen| match seen {
+            Seen::Add(o, _) | Seen::Update(_, o) | Seen::Delete(o, _) => key_of(o),
+        })
+        .collect();
+    keys.extend(ti.list_keys());
+    for key in &keys {
+        assert_eq!(ci.get_by_key(key), ti.get_by_key(key), "seed {seed}: get({key})");
+    }
+    for ns in NAMESPACES {
+        assert_eq!(
+            sorted(ci.by_index(NAMESPACE_INDEX, ns).unwrap()),
+            sorted(ti.by_index(NAMESPACE_INDEX, ns).unwrap()),
+            "seed {seed}: by_index({ns})"
+        );
+        assert_eq!(
+            sorted(cl.namespaced(ns).list(&all)),
+            sorted(tl.namespaced(ns).list(&all)),
+            "seed {seed}: namespaced({ns}).list()"
+        );
+    }
+    let values = |ix: &kube_informers_runtime::Indexer<ConfigMap>| {
+        let mut v = ix.list_index_func_values(NAMESPACE_INDEX);
+        v.sort();
+        v
+    };
+    assert_eq!(values(&ci), values(&ti), "seed {seed}: index values");
+    assert_eq!(compact_seen.len(), typed_seen.len(), "seed {seed}: number of notifications");
+    for (i, (c, t)) in compact_seen.iter().zip(typed_seen).enumerate() {
+        assert_eq!(c, t, "seed {seed}: notification {i}");
     }
 }
 
@@ -448,6 +618,15 @@ async fn update(client: &kube::Client, ns: &str, name: &str, rng: &mut StdRng) {
     let patch = serde_json::json!({"data": {"v": value}});
     let _ =
         api.patch(name, &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await;
+}
+
+// client-go: shared_informer.go HandleDeltas over a cache.Indexer; the compact store must be
+// indistinguishable from client-go's threadSafeMap to listers, indexers and handlers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_compact_store_gives_the_typed_store_results_and_notifications() {
+    let count = env_u64("CHAOS_COMPACT_SEEDS").unwrap_or(COMPACT_SEEDS);
+    let start = env_u64("CHAOS_COMPACT_SEED_START").unwrap_or(COMPACT_SEED_START);
+    run_seeds(4, start..start + count, true).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -59,11 +59,12 @@ pub(crate) fn parse_args() -> Result<Args, String> {
         }
     }
     let default_modes: &[&str] = match args.server.as_str() {
-        "testkit" => &["ours", "ours-strip", "metadata", "kube-rt"],
+        "testkit" => &["ours", "ours-strip", "ours-compact", "metadata", "kube-rt"],
         "real" => &[
             "ours",
             "ours-strip",
             "ours-protobuf",
+            "ours-compact",
             "metadata",
             "kube-rt",
             "client-go-protobuf",

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! bench_driver [--server testkit|real] [--pods 10000] [--configmaps 50000] [--events 5000]
-//!              [--out target/bench/results.json] [--modes ours,ours-strip,metadata,kube-rt]
+//!              [--out target/bench/results.json] [--modes ours,ours-strip,ours-compact,metadata,kube-rt]
 //!              [--bin-dir target/release] [--client-go-bin PATH] [--repeat 1]
 //! ```
 //!
@@ -34,8 +34,8 @@ use error::BoxError;
 use server::{Backend, SeedTimes};
 
 /// Modes of ours that run a second event round with ten handlers.
-const TEN_HANDLER_MODES: [&str; 5] =
-    ["ours", "ours-strip", "ours-protobuf", "ours-protobuf-strip", "metadata"];
+const TEN_HANDLER_MODES: [&str; 6] =
+    ["ours", "ours-strip", "ours-protobuf", "ours-protobuf-strip", "ours-compact", "metadata"];
 
 /// One running client and its JSON lines.
 struct ClientProcess {

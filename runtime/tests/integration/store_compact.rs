@@ -1,0 +1,212 @@
+//! What only the compact store ([`Indexer::compact`]) has: the round trip of every object
+//! through its encoding (byte-exact but for managedFields), the dictionary it trains, the
+//! decoded cache, and the index values it keeps per object. The store's behaviour shared
+//! with the typed store is tested in `store_indexer` (every test there runs in both modes).
+
+use std::sync::Arc;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+use kube::Resource;
+use kube::core::Selector;
+use kube_informers_runtime::lister::Lister;
+use kube_informers_runtime::store::{
+    CompactConfig, Indexer, Indexers, NAMESPACE_INDEX, index_func, namespace_indexers,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Objects decoded from testkit's realistic templates (the Pod is the one the benchmarks
+/// seed: about 11 KB of JSON with managedFields).
+fn objects<K: DeserializeOwned>(make: fn(&str, &str, u64) -> Value, count: u64) -> Vec<Arc<K>> {
+    (0..count)
+        .map(|i| {
+            let ns = format!("ns-{}", i % 3);
+            Arc::new(serde_json::from_value(make(&ns, &format!("obj-{i}"), i)).unwrap())
+        })
+        .collect()
+}
+
+fn without_managed_fields<K: Resource + Clone>(obj: &K) -> K {
+    let mut copy = obj.clone();
+    copy.meta_mut().managed_fields = None;
+    copy
+}
+
+/// Inserts `objs` into a compact store without a decoded cache (so reads decode), with a
+/// dictionary trained after `dictionary_after` objects, and checks every read against the
+/// object without managedFields: equal as values and as serialized JSON.
+fn assert_round_trip<K>(objs: &[Arc<K>], dictionary_after: usize) -> Indexer<K>
+where
+    K: Resource + Clone + Serialize + DeserializeOwned + PartialEq + std::fmt::Debug + 'static,
+{
+    let config = CompactConfig { hot_cache_bytes: 0, dictionary_after, ..CompactConfig::default() };
+    let store = Indexer::compact(namespace_indexers::<K>(), config);
+    for obj in objs {
+        store.add(obj.clone()).unwrap();
+    }
+    for obj in objs {
+        let want = without_managed_fields(obj.as_ref());
+        let got = store.get(obj).expect("stored");
+        assert_eq!(*got, want);
+        assert_eq!(serde_json::to_vec(&*got).unwrap(), serde_json::to_vec(&want).unwrap());
+    }
+    let mut listed: Vec<Vec<u8>> =
+        store.list().iter().map(|o| serde_json::to_vec(&**o).unwrap()).collect();
+    let mut want: Vec<Vec<u8>> = objs
+        .iter()
+        .map(|o| serde_json::to_vec(&without_managed_fields(o.as_ref())).unwrap())
+        .collect();
+    listed.sort();
+    want.sort();
+    assert_eq!(listed, want);
+    store
+}
+
+#[test]
+fn realistic_objects_round_trip_exactly_but_for_managed_fields() {
+    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 40);
+    assert!(pods[0].metadata.managed_fields.is_some(), "the template carries managedFields");
+    assert_round_trip(&pods, 0);
+    assert_round_trip(&objects::<ConfigMap>(kube_informers_testkit::seed::config_map, 40), 0);
+    assert_round_trip(&objects::<Deployment>(kube_informers_testkit::seed::deployment, 40), 0);
+}
+
+#[test]
+fn a_dictionary_is_trained_once_enough_objects_are_stored_and_everything_still_round_trips() {
+    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 300);
+    let store = assert_round_trip(&pods[..299], 300);
+    let before = store.compact_stats().unwrap();
+    assert_eq!(before.dictionary_bytes, 0, "no dictionary below dictionary_after");
+    store.add(pods[299].clone()).unwrap();
+    let after = store.compact_stats().unwrap();
+    if cfg!(feature = "zstd") {
+        assert!(after.dictionary_bytes > 0, "{after:?}");
+        // Re-encoded with the dictionary: the template's Pods shrink to a few percent.
+        let per_object = after.encoded_bytes / after.objects;
+        assert!(per_object * 4 < before.encoded_bytes / before.objects, "{before:?} {after:?}");
+    }
+    for pod in &pods {
+        assert_eq!(*store.get(pod).unwrap(), without_managed_fields(pod.as_ref()));
+    }
+    // Writes after training use the dictionary too.
+    let mut changed = (*pods[3]).clone();
+    changed.metadata.labels.get_or_insert_default().insert("changed".into(), "yes".into());
+    store.update(Arc::new(changed.clone())).unwrap();
+    assert_eq!(*store.get(&changed).unwrap(), without_managed_fields(&changed));
+}
+
+#[test]
+fn the_decoded_cache_serves_the_object_inserted_unless_it_carries_managed_fields() {
+    let store = Indexer::compact(namespace_indexers::<Pod>(), CompactConfig::default());
+    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 2);
+    let plain = Arc::new(without_managed_fields(pods[0].as_ref()));
+    store.add(plain.clone()).unwrap();
+    assert!(Arc::ptr_eq(&store.get(&plain).unwrap(), &plain), "inserted, then read from the cache");
+    // With managedFields the inserted Arc differs from what a read decodes: not cached.
+    store.add(pods[1].clone()).unwrap();
+    let got = store.get(&pods[1]).unwrap();
+    assert!(!Arc::ptr_eq(&got, &pods[1]));
+    assert_eq!(got.metadata.managed_fields, None);
+    // A point read caches what it decoded.
+    assert!(Arc::ptr_eq(&store.get(&pods[1]).unwrap(), &got));
+    assert_eq!(store.compact_stats().unwrap().cached_objects, 2);
+    // Bulk reads return the cached objects too.
+    assert!(store.list().iter().any(|p| Arc::ptr_eq(p, &plain)));
+    // Deleting forgets the cached object.
+    store.delete(&plain).unwrap();
+    assert!(store.get(&plain).is_none());
+    assert_eq!(store.compact_stats().unwrap().cached_objects, 1);
+}
+
+#[test]
+fn the_decoded_cache_stays_within_its_byte_budget() {
+    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 100);
+    let budget = 200_000;
+    let config = CompactConfig { hot_cache_bytes: budget, ..CompactConfig::default() };
+    let store = Indexer::compact(namespace_indexers::<Pod>(), config);
+    for pod in &pods {
+        store.add(Arc::new(without_managed_fields(pod.as_ref()))).unwrap();
+        let _ = store.get(pod);
+    }
+    let stats = store.compact_stats().unwrap();
+    assert!(stats.cached_bytes <= budget, "{stats:?}");
+    assert!(stats.cached_objects > 0 && stats.cached_objects < 100, "{stats:?}");
+}
+
+// client-go: thread_safe_store.go updateIndices, which needs the old object; the compact
+// store keeps each object's index values instead, so a stale value is removed even when
+// the index function would now compute something else for the old object.
+#[test]
+fn index_values_are_computed_at_insert_and_kept() {
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = calls.clone();
+    let mut indexers = Indexers::new();
+    indexers.insert(
+        "by_value".to_string(),
+        index_func(move |c: &ConfigMap| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            c.data.as_ref().and_then(|d| d.get("v")).into_iter().cloned().collect()
+        }),
+    );
+    let store =
+        Indexer::compact(indexers, CompactConfig { hot_cache_bytes: 0, ..Default::default() });
+    let cm = |v: &str| {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some("a".into());
+        cm.data = Some([("v".to_string(), v.to_string())].into());
+        Arc::new(cm)
+    };
+    store.add(cm("x")).unwrap();
+    store.update(cm("y")).unwrap();
+    // One call per insert: the old object's values were kept, not recomputed.
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+    for _ in 0..3 {
+        assert_eq!(store.by_index("by_value", "y").unwrap().len(), 1);
+        assert!(store.by_index("by_value", "x").unwrap().is_empty());
+        assert_eq!(store.index_keys("by_value", "y").unwrap(), ["a"]);
+    }
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2, "queries compute nothing");
+    store.delete(&cm("ignored")).unwrap();
+    assert_eq!(store.index_value_count("by_value"), 0);
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[test]
+fn listers_read_a_compact_store_like_a_typed_one() {
+    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 30);
+    let typed = Lister::new(Indexer::new(namespace_indexers::<Pod>()));
+    let compact = Lister::new(Indexer::compact(
+        namespace_indexers::<Pod>(),
+        CompactConfig { hot_cache_bytes: 100_000, ..CompactConfig::default() },
+    ));
+    for pod in &pods {
+        let pod = Arc::new(without_managed_fields(pod.as_ref()));
+        typed.indexer().add(pod.clone()).unwrap();
+        compact.indexer().add(pod).unwrap();
+    }
+    let sorted = |mut v: Vec<Arc<Pod>>| {
+        v.sort_by_key(|p| p.metadata.name.clone());
+        v
+    };
+    let selectors: Vec<Selector> = vec![
+        Selector::default(),
+        [("app", "app-3")].into_iter().collect(),
+        [("app", "nope")].into_iter().collect(),
+    ];
+    for selector in &selectors {
+        assert_eq!(sorted(typed.list(selector)), sorted(compact.list(selector)));
+        for ns in ["", "ns-0", "ns-2", "absent"] {
+            assert_eq!(
+                sorted(typed.namespaced(ns).list(selector)),
+                sorted(compact.namespaced(ns).list(selector))
+            );
+        }
+    }
+    assert_eq!(typed.namespaced("ns-1").get("obj-4"), compact.namespaced("ns-1").get("obj-4"));
+    assert_eq!(
+        sorted(typed.indexer().by_index(NAMESPACE_INDEX, "ns-1").unwrap()),
+        sorted(compact.indexer().by_index(NAMESPACE_INDEX, "ns-1").unwrap())
+    );
+}

@@ -1,0 +1,133 @@
+//! A factory built with `.compact_store()` (issue 18) syncs, answers its generated listers,
+//! delivers add/update/delete events and `DeletedFinalStateUnknown` tombstones exactly as a
+//! typed-store factory does (with managedFields dropped, which the compact store implies)
+//! (client-go: informers/factory.go + listers, shared_informer.go's notifications,
+//! delta_fifo.go Replace's tombstones after a relist on "too old resource version").
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube_informers::{NAMESPACE_INDEX, Selector, SharedInformerFactory};
+use kube_informers_testkit::SeedKind;
+use kube_informers_tests::{Event, Outage, Recorder, Seen, eventually, key_of, on_both_servers};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+fn sorted(mut pods: Vec<Arc<Pod>>) -> Vec<Arc<Pod>> {
+    pods.sort_by_key(|p| key_of(p.as_ref()));
+    pods
+}
+
+/// Every event received so far, per key (the order across keys is the arrival order of
+/// each informer's own deltas, which two informers need not share; per key it is fixed).
+fn drain(events: &mut UnboundedReceiver<Event<Pod>>, into: &mut BTreeMap<String, Vec<Seen<Pod>>>) {
+    while let Ok(event) = events.try_recv() {
+        into.entry(event.key()).or_default().push(event.seen());
+    }
+}
+
+on_both_servers! {
+async fn compact_store_factory_matches_the_typed_store(server) {
+    server.seed(SeedKind::Pods, "prod", 40).await.unwrap();
+    let admin = server.client().unwrap();
+    let outage = Outage::prepare(&server).await;
+    let compact = SharedInformerFactory::builder(outage.client(&server)).compact_store().build();
+    let typed =
+        SharedInformerFactory::builder(outage.client(&server)).strip_managed_fields().build();
+    let compact_pods = compact.core().v1().pods();
+    let typed_pods = typed.core().v1().pods();
+    assert!(compact_pods.informer().get_indexer().is_compact());
+    assert!(!typed_pods.informer().get_indexer().is_compact());
+    let (recorder, mut compact_events) = Recorder::new();
+    compact_pods.informer().add_event_handler(recorder).unwrap();
+    let (recorder, mut typed_events) = Recorder::new();
+    typed_pods.informer().add_event_handler(recorder).unwrap();
+    compact.start();
+    typed.start();
+    for factory in [&compact, &typed] {
+        let synced = factory.wait_for_cache_sync_timeout(Duration::from_secs(60)).await;
+        assert!(synced.values().all(|ok| *ok), "{synced:?}");
+    }
+
+    // Listers: everything, one namespace, a selector, get, the namespace index.
+    let (cl, tl) = (compact_pods.lister(), typed_pods.lister());
+    let all = Selector::default();
+    assert_eq!(sorted(cl.list(&all)).len(), 40);
+    assert_eq!(sorted(cl.list(&all)), sorted(tl.list(&all)));
+    assert!(cl.list(&all).iter().all(|p| p.metadata.managed_fields.is_none()));
+    let app: Selector = [("app", "app-3")].into_iter().collect();
+    assert_eq!(sorted(cl.pods("prod").list(&app)), sorted(tl.pods("prod").list(&app)));
+    let names: Vec<String> =
+        tl.list(&all).iter().map(|p| p.metadata.name.clone().unwrap()).collect();
+    for name in &names {
+        assert_eq!(cl.pods("prod").get(name), tl.pods("prod").get(name));
+    }
+    let (ci, ti) = (compact_pods.informer().get_indexer(), typed_pods.informer().get_indexer());
+    assert_eq!(
+        sorted(ci.by_index(NAMESPACE_INDEX, "prod").unwrap()),
+        sorted(ti.by_index(NAMESPACE_INDEX, "prod").unwrap())
+    );
+
+    // Events: an update, a delete, while watching.
+    let api = Api::<Pod>::namespaced(admin.clone(), "prod");
+    let patch = serde_json::json!({"metadata": {"labels": {"touched": "yes"}}});
+    api.patch(&names[0], &PatchParams::default(), &Patch::Merge(&patch)).await.unwrap();
+    api.delete(&names[1], &DeleteParams::default().grace_period(0)).await.unwrap();
+    // A delete missed while the watch is down, and a relist: a tombstone.
+    outage.begin(&server);
+    api.delete(&names[2], &DeleteParams::default().grace_period(0)).await.unwrap();
+    server.expire_history().await.unwrap();
+    outage.end(&server);
+    outage.expire_next_watch(&server);
+
+    let expected = {
+        let mut expected: Vec<String> =
+            api.list(&Default::default()).await.unwrap().items.iter().map(key_of).collect();
+        expected.sort();
+        expected
+    };
+    let (mut from_compact, mut from_typed) = (BTreeMap::new(), BTreeMap::new());
+    eventually(Duration::from_secs(60), "both informers converge", || {
+        drain(&mut compact_events, &mut from_compact);
+        drain(&mut typed_events, &mut from_typed);
+        let keys = |ix: &kube_informers::Indexer<Pod>| {
+            let mut keys = ix.list_keys();
+            keys.sort();
+            keys
+        };
+        let tombstoned = |seen: &BTreeMap<String, Vec<Seen<Pod>>>| {
+            seen.get(&format!("prod/{}", names[2]))
+                .is_some_and(|v| matches!(v.last(), Some(Seen::Delete(_, Some(_)))))
+        };
+        let done = keys(&ci) == expected
+            && keys(&ti) == expected
+            && tombstoned(&from_compact)
+            && tombstoned(&from_typed);
+        async move { done }
+    })
+    .await;
+    assert_eq!(sorted(cl.list(&all)), sorted(tl.list(&all)));
+    // The same notifications per key, objects included: the update's old object and the
+    // tombstone's last known state come from the compact store, decoded.
+    assert_eq!(from_compact, from_typed);
+    let updated = &from_compact[&format!("prod/{}", names[0])];
+    assert!(
+        matches!(updated.last(), Some(Seen::Update(old, new))
+            if old.metadata.labels.as_ref().unwrap().get("touched").is_none()
+                && new.metadata.labels.as_ref().unwrap()["touched"] == "yes"),
+        "{updated:?}"
+    );
+    assert!(matches!(
+        from_compact[&format!("prod/{}", names[1])].last(),
+        Some(Seen::Delete(_, None))
+    ));
+    let stats = ci.compact_stats().unwrap();
+    assert_eq!(stats.objects, expected.len());
+    compact.shutdown().await;
+    typed.shutdown().await;
+    outage.shutdown().await;
+    server.shutdown().await;
+}
+}
