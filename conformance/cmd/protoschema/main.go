@@ -1,5 +1,5 @@
 // Command protoschema writes the protobuf schema table of the runtime's protobuf decoder
-// (runtime/src/listwatch/protobuf/schema.rs): for every type registered in client-go's
+// (runtime/src/listwatch/protobuf/generated/schema.rs): for every type registered in client-go's
 // kubernetes scheme, every message reachable from it, with each field's number, JSON name,
 // value kind and Go JSON omit rule, read by reflection from the Go struct tags of the
 // k8s.io/api release this module requires.
@@ -300,12 +300,12 @@ func (g *generator) render(resources []listable) []byte {
 	b.WriteString("// scheme registers it; do not edit: `make generate` rewrites it.\n\n")
 	b.WriteString("//! The protobuf messages of the built-in types: each field's number, JSON name, kind and\n")
 	b.WriteString("//! Go JSON omit rule (see `conformance/cmd/protoschema`).\n\n")
-	b.WriteString("use super::types::{Field, Kind, Message, OMIT_ZERO, REPEATED};\n\n")
+	b.WriteString("use crate::listwatch::protobuf::types::{Field, Kind, Message, OMIT_ZERO, REPEATED};\n\n")
 	types := append([]reflect.Type(nil), g.order...)
 	sort.Slice(types, func(i, j int) bool { return g.messages[types[i]].ident < g.messages[types[j]].ident })
 	for _, t := range types {
 		m := g.messages[t]
-		fmt.Fprintf(&b, "pub(super) static %s: Message = Message {\n", m.ident)
+		fmt.Fprintf(&b, "pub(crate) static %s: Message = Message {\n", m.ident)
 		fmt.Fprintf(&b, "    name: %q,\n", t.PkgPath()+"."+t.Name())
 		if len(m.fields) == 0 {
 			b.WriteString("    fields: &[],\n};\n\n")
@@ -322,12 +322,12 @@ func (g *generator) render(resources []listable) []byte {
 		b.WriteString("    ],\n};\n\n")
 	}
 	b.WriteString("/// Every listable built-in kind: (group, version, kind, message), sorted.\n")
-	b.WriteString("pub(super) static RESOURCES: &[(&str, &str, &str, &Message)] = &[\n")
+	b.WriteString("pub(crate) static RESOURCES: &[(&str, &str, &str, &Message)] = &[\n")
 	for _, r := range resources {
 		fmt.Fprintf(&b, "    (%q, %q, %q, &%s),\n", r.group, r.version, r.kind, g.messages[r.typ].ident)
 	}
 	b.WriteString("];\n\n")
-	fmt.Fprintf(&b, "/// `metav1.ListMeta`.\npub(super) static LIST_META: &Message = &%s;\n\n", ident(reflect.TypeFor[metav1.ListMeta]()))
-	fmt.Fprintf(&b, "/// `metav1.Status`.\npub(super) static STATUS: &Message = &%s;\n", ident(reflect.TypeFor[metav1.Status]()))
+	fmt.Fprintf(&b, "/// `metav1.ListMeta`.\npub(crate) static LIST_META: &Message = &%s;\n\n", ident(reflect.TypeFor[metav1.ListMeta]()))
+	fmt.Fprintf(&b, "/// `metav1.Status`.\npub(crate) static STATUS: &Message = &%s;\n", ident(reflect.TypeFor[metav1.Status]()))
 	return b.Bytes()
 }

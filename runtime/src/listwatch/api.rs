@@ -12,8 +12,9 @@ use kube::{
 use serde::de::DeserializeOwned;
 
 use super::{
-    decode::{DecodeOptions, decode_event},
+    decode::decode_event,
     idle::{next_within, open_within},
+    item::DecodeOptions,
     list_stream::ListDecoder,
     lister_watcher::{ListPage, ListerWatcher, TweakListParams, WatchStream},
     protobuf::{self, Message, ProtoListDecoder},

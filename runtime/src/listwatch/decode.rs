@@ -12,17 +12,10 @@ use serde::{
 
 use super::{
     capacity::{Lengths, ObjectHinted, event_mute, scan},
-    managed_fields::WithoutManagedFields,
+    item::DecodeOptions,
     skipped::SkippedObject,
     wire::WireError,
 };
-
-/// How objects are decoded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct DecodeOptions {
-    /// Skip `metadata.managedFields` while decoding; it comes out as `None`.
-    pub(crate) skip_managed_fields: bool,
-}
 
 /// Decodes one line of a watch body (`{"type": ..., "object": ...}`). A line that is a
 /// bare `Status` (some proxies send one instead of an `ERROR` event) becomes
@@ -85,31 +78,6 @@ fn bare_status(line: &[u8]) -> Option<Status> {
         return None;
     }
     serde_json::from_slice(line).ok()
-}
-
-/// Decodes one object, with or without its managed fields, from any deserializer (JSON
-/// here and in `list_stream`, protobuf in `protobuf`).
-pub(crate) struct ItemSeed<K> {
-    options: DecodeOptions,
-    _item: PhantomData<fn() -> K>,
-}
-
-impl<K> ItemSeed<K> {
-    pub(crate) fn new(options: DecodeOptions) -> Self {
-        Self { options, _item: PhantomData }
-    }
-}
-
-impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ItemSeed<K> {
-    type Value = K;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
-        if self.options.skip_managed_fields {
-            WithoutManagedFields::<K>::new().deserialize(deserializer)
-        } else {
-            K::deserialize(deserializer)
-        }
-    }
 }
 
 /// One watch event. The server sends `type` before `object`, so the object is decoded

@@ -20,7 +20,7 @@ use serde_json::error::Category;
 
 use super::{
     capacity::{Scanned, decode_slice, object_mute, scan},
-    decode::DecodeOptions,
+    item::DecodeOptions,
     managed_fields::WithoutManagedFields,
     skipped::SkippedObject,
 };

@@ -27,6 +27,7 @@ mod api;
 mod capacity;
 mod decode;
 mod idle;
+mod item;
 mod list_stream;
 mod lister_watcher;
 mod managed_fields;

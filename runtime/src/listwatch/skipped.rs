@@ -55,8 +55,11 @@ impl SkippedObject {
     /// What can be read of the object whose protobuf message (of the `message` schema) is
     /// `object`, which failed to decode. serde's messages quote the offending value, so the
     /// reason names none.
-    pub(crate) fn from_protobuf(object: &[u8], message: &'static super::protobuf::Message) -> Self {
-        let read = super::protobuf::decode_with::<Object>(object, message);
+    pub(crate) fn from_protobuf(
+        object: &[u8],
+        message: &'static super::protobuf::types::Message,
+    ) -> Self {
+        let read = super::protobuf::de::decode_with::<Object>(object, message);
         Self::read(read, "its protobuf message does not decode into the type".to_owned())
     }
 

@@ -112,10 +112,10 @@ pub(crate) async fn send(
         return Ok(response);
     }
     // A request that accepts protobuf gets its error Status in protobuf too.
-    let protobuf = super::protobuf::is_protobuf(response.headers());
+    let protobuf = super::protobuf::media::is_protobuf(response.headers());
     let body = read_body(response).await?;
     let status = if protobuf {
-        super::protobuf::decode_status(&body).ok_or(())
+        super::protobuf::envelope::decode_status(&body).ok_or(())
     } else {
         serde_json::from_slice::<Status>(&body).map_err(drop)
     };

@@ -11,8 +11,6 @@
 //! `{"phase":"ready","handlers":H}`, waits for a `go` line on stdin (the driver then applies
 //! M updates), and prints `{"phase":"events",...}` once its handlers (or, for `kube-rt`,
 //! its store) have seen all M updates. `ours` runs a second round with ten handlers.
-//! `ours-protobuf` is `ours` over the protobuf wire format (the factory's `protobuf()`), and
-//! `ours-protobuf-strip` adds `strip_managed_fields()`.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -47,23 +45,19 @@ impl ProcStats {
             status
                 .lines()
                 .find_map(|line| line.strip_prefix(field))
-                .and_then(|rest| rest.split_whitespace().next())
-                .and_then(|n| n.parse::<u64>().ok())
+                .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
                 .unwrap_or(0)
                 * 1024
         };
         // Fields 14 and 15 of /proc/self/stat (utime, stime) in clock ticks; USER_HZ is 100
         // on every Linux architecture we run on. The command name (field 2) may contain
-        // spaces, so split after its closing parenthesis.
+        // spaces, so split after its closing parenthesis: field N is then at N - 3.
         let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| rest.split_whitespace().collect())
-            .unwrap_or_default();
+        let fields: Vec<&str> =
+            stat.rsplit_once(')').map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
         let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-        // After the ')' the first field is the state (field 3), so field N is at N - 3.
-        let cpu_ticks = ticks(14 - 3) + ticks(15 - 3);
-        ProcStats { cpu_s: cpu_ticks as f64 / 100.0, peak_rss: kib("VmHWM:"), rss: kib("VmRSS:") }
+        let cpu_s = (ticks(14 - 3) + ticks(15 - 3)) as f64 / 100.0;
+        ProcStats { cpu_s, peak_rss: kib("VmHWM:"), rss: kib("VmRSS:") }
     }
 }
 
@@ -71,8 +65,7 @@ impl ProcStats {
 fn json_line(value: &serde_json::Value) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{value}");
-    let _ = out.flush();
+    let _ = writeln!(out, "{value}").and_then(|()| out.flush());
 }
 
 struct Args {
@@ -206,6 +199,10 @@ where
         wait_until(start, || counters.iter().all(|c| c.load(Ordering::Relaxed) >= events)).await;
     events_line(10, wall, events, cpu_before);
 }
+
+/// The modes [`run_ours`] runs.
+const OURS: [&str; 5] =
+    ["ours", "ours-strip", "ours-protobuf", "ours-protobuf-strip", "ours-compact"];
 
 /// `ours`: the typed store; `ours-strip`: with `.strip_managed_fields()`; `ours-protobuf`:
 /// with `.protobuf()`; `ours-protobuf-strip`: both; `ours-compact`: with
@@ -383,14 +380,10 @@ fn main() -> std::process::ExitCode {
             }
         };
         match (args.mode.as_str(), args.kind.as_str()) {
-            (
-                "ours" | "ours-strip" | "ours-protobuf" | "ours-protobuf-strip" | "ours-compact",
-                "pods",
-            ) => run_ours::<Pod>(&args, client).await,
-            (
-                "ours" | "ours-strip" | "ours-protobuf" | "ours-protobuf-strip" | "ours-compact",
-                "configmaps",
-            ) => run_ours::<ConfigMap>(&args, client).await,
+            (mode, "pods") if OURS.contains(&mode) => run_ours::<Pod>(&args, client).await,
+            (mode, "configmaps") if OURS.contains(&mode) => {
+                run_ours::<ConfigMap>(&args, client).await
+            }
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,
             ("kube-rt", "configmaps") => run_kube_runtime::<ConfigMap>(&args, client).await,

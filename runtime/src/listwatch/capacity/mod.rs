@@ -18,7 +18,7 @@ mod scan;
 
 use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer};
 
-use super::{decode::DecodeOptions, managed_fields};
+use super::{item::DecodeOptions, managed_fields};
 
 pub(crate) use hinted::{Hinted, Lengths};
 pub(crate) use scan::{Scanned, scan};

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::super::{
     error::Category,
-    schema,
+    generated::schema,
     testing::{Enc, meta, time},
 };
 use super::*;
@@ -171,7 +171,7 @@ fn a_value_the_type_rejects_is_a_data_error() {
 
 #[test]
 fn managed_fields_are_skipped_when_asked() {
-    use crate::listwatch::decode::{DecodeOptions, ItemSeed};
+    use crate::listwatch::item::{DecodeOptions, ItemSeed};
     let bytes = Enc::new().msg(1, meta("cm", "default"));
     let options = DecodeOptions { skip_managed_fields: true };
     let seed = ItemSeed::<ConfigMap>::new(options);

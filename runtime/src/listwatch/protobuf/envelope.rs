@@ -8,8 +8,8 @@ use kube::core::Status;
 use super::{
     de::{TypeMeta, from_message},
     error::{Error, Result},
+    generated::schema,
     reader::{Scalar, for_each_field},
-    schema,
 };
 
 /// The four bytes every protobuf body starts with.

@@ -14,11 +14,14 @@ use super::{
     de::{from_message, message_deserializer},
     envelope::{MAGIC, check_encoding, type_meta_of},
     error::{Category, Error, Result},
+    generated::schema,
     reader::{FIXED32, FIXED64, LEN, Reader, VARINT},
-    schema,
     types::Message,
 };
-use crate::listwatch::{decode::DecodeOptions, decode::ItemSeed, skipped::SkippedObject};
+use crate::listwatch::{
+    item::{DecodeOptions, ItemSeed},
+    skipped::SkippedObject,
+};
 
 /// Where the walk through the body is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

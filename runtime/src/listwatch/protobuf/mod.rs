@@ -18,30 +18,25 @@
 //! The table covers the built-in kinds as of client-go v0.36; custom resources, and
 //! CustomResourceDefinitions themselves (not in client-go's scheme), stay JSON.
 
-mod de;
-mod envelope;
+pub(crate) mod de;
+pub(crate) mod envelope;
 mod error;
+pub(crate) mod generated;
 mod list;
+pub(crate) mod media;
 mod reader;
-#[rustfmt::skip]
-mod schema;
 mod special;
 #[cfg(test)]
 mod testing;
-mod types;
+pub(crate) mod types;
+mod value;
 mod watch;
 
-pub(crate) use envelope::decode_status;
+use generated::schema;
 pub(crate) use list::ProtoListDecoder;
+pub(crate) use media::{ACCEPT, is_protobuf};
 pub(crate) use types::Message;
 pub(crate) use watch::decode_event;
-
-/// The media type of protobuf bodies; a watch's is this with `;stream=watch`.
-pub(crate) const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
-
-/// The `Accept` header of a protobuf request: protobuf, else JSON (client-go's), so a
-/// server or an aggregated API without protobuf answers JSON.
-pub(crate) const ACCEPT: &str = "application/vnd.kubernetes.protobuf, application/json";
 
 /// The message of the built-in kind `group/version, Kind=kind`, if the table has it.
 pub(crate) fn schema_for(group: &str, version: &str, kind: &str) -> Option<&'static Message> {
@@ -49,21 +44,6 @@ pub(crate) fn schema_for(group: &str, version: &str, kind: &str) -> Option<&'sta
         .binary_search_by(|(g, v, k, _)| (*g, *v, *k).cmp(&(group, version, kind)))
         .ok()
         .map(|i| schema::RESOURCES[i].3)
-}
-
-/// Decodes one message of `message`'s schema, `None` if it does not decode into `T`.
-pub(crate) fn decode_with<T: serde::de::DeserializeOwned>(
-    bytes: &[u8],
-    message: &'static Message,
-) -> Option<T> {
-    de::from_message(bytes, message, None).ok()
-}
-
-/// Whether a response's `Content-Type` is protobuf.
-pub(crate) fn is_protobuf(headers: &http::HeaderMap) -> bool {
-    headers.get(http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(
-        |value| value.split(';').next().is_some_and(|media| media.trim() == MEDIA_TYPE),
-    )
 }
 
 #[cfg(test)]

@@ -10,12 +10,12 @@ use super::{
     de::{from_message, message_deserializer},
     envelope::unwrap,
     error::{Category, Error, Result},
+    generated::schema,
     reader::{Scalar, for_each_field},
-    schema,
     types::Message,
 };
 use crate::listwatch::{
-    decode::{DecodeOptions, ItemSeed},
+    item::{DecodeOptions, ItemSeed},
     skipped::SkippedObject,
     wire::WireError,
 };

@@ -4,9 +4,9 @@
 //! The protobuf messages of the built-in types: each field's number, JSON name, kind and
 //! Go JSON omit rule (see `conformance/cmd/protoschema`).
 
-use super::types::{Field, Kind, Message, OMIT_ZERO, REPEATED};
+use crate::listwatch::protobuf::types::{Field, Kind, Message, OMIT_ZERO, REPEATED};
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_CONDITION: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_CONDITION: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.Condition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -18,7 +18,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_CONDITION: Message = Message {
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_GROUPRESOURCE: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_GROUPRESOURCE: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.GroupResource",
     fields: &[
         Field { number: 1, json: "group", kind: Kind::String, flags: 0 },
@@ -26,7 +26,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_GROUPRESOURCE: Message = Message
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.LabelSelector",
     fields: &[
         Field { number: 1, json: "matchLabels", kind: Kind::Map(&Kind::String), flags: 0 },
@@ -34,7 +34,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR: Message = Message
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_LABELSELECTORREQUIREMENT: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_LABELSELECTORREQUIREMENT: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.LabelSelectorRequirement",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -43,7 +43,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_LABELSELECTORREQUIREMENT: Messag
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_LISTMETA: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_LISTMETA: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.ListMeta",
     fields: &[
         Field { number: 1, json: "selfLink", kind: Kind::String, flags: OMIT_ZERO },
@@ -54,7 +54,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_LISTMETA: Message = Message {
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_MANAGEDFIELDSENTRY: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_MANAGEDFIELDSENTRY: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.ManagedFieldsEntry",
     fields: &[
         Field { number: 1, json: "manager", kind: Kind::String, flags: OMIT_ZERO },
@@ -67,7 +67,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_MANAGEDFIELDSENTRY: Message = Me
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -88,7 +88,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA: Message = Message {
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_OWNERREFERENCE: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_OWNERREFERENCE: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.OwnerReference",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -100,14 +100,14 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_OWNERREFERENCE: Message = Messag
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_SHARDINFO: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_SHARDINFO: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.ShardInfo",
     fields: &[
         Field { number: 1, json: "selector", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_STATUS: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_STATUS: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.Status",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LISTMETA), flags: 0 },
@@ -119,7 +119,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_STATUS: Message = Message {
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_STATUSCAUSE: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_STATUSCAUSE: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.StatusCause",
     fields: &[
         Field { number: 1, json: "reason", kind: Kind::String, flags: OMIT_ZERO },
@@ -128,7 +128,7 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_STATUSCAUSE: Message = Message {
     ],
 };
 
-pub(super) static APIMACHINERY_PKG_APIS_META_V1_STATUSDETAILS: Message = Message {
+pub(crate) static APIMACHINERY_PKG_APIS_META_V1_STATUSDETAILS: Message = Message {
     name: "k8s.io/apimachinery/pkg/apis/meta/v1.StatusDetails",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -140,14 +140,14 @@ pub(super) static APIMACHINERY_PKG_APIS_META_V1_STATUSDETAILS: Message = Message
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_APPLYCONFIGURATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_APPLYCONFIGURATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ApplyConfiguration",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_AUDITANNOTATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_AUDITANNOTATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.AuditAnnotation",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -155,7 +155,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_AUDITANNOTATION: Message = 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_EXPRESSIONWARNING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_EXPRESSIONWARNING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ExpressionWarning",
     fields: &[
         Field { number: 2, json: "fieldRef", kind: Kind::String, flags: 0 },
@@ -163,14 +163,14 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_EXPRESSIONWARNING: Message 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_JSONPATCH: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_JSONPATCH: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.JSONPatch",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MATCHCONDITION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_MATCHCONDITION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.MatchCondition",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -178,7 +178,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MATCHCONDITION: Message = M
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MATCHRESOURCES: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_MATCHRESOURCES: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.MatchResources",
     fields: &[
         Field { number: 1, json: "namespaceSelector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -189,7 +189,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MATCHRESOURCES: Message = M
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICY: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICY: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.MutatingAdmissionPolicy",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -197,7 +197,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICY: Me
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYBINDING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYBINDING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.MutatingAdmissionPolicyBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -205,7 +205,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYBIND
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.MutatingAdmissionPolicyBindingSpec",
     fields: &[
         Field { number: 1, json: "policyName", kind: Kind::String, flags: OMIT_ZERO },
@@ -214,7 +214,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYBIND
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.MutatingAdmissionPolicySpec",
     fields: &[
         Field { number: 1, json: "paramKind", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1ALPHA1_PARAMKIND), flags: 0 },
@@ -227,7 +227,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATINGADMISSIONPOLICYSPEC
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.Mutation",
     fields: &[
         Field { number: 2, json: "patchType", kind: Kind::String, flags: 0 },
@@ -236,7 +236,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_MUTATION: Message = Message
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_NAMEDRULEWITHOPERATIONS: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_NAMEDRULEWITHOPERATIONS: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.NamedRuleWithOperations",
     fields: &[
         Field { number: 1, json: "resourceNames", kind: Kind::String, flags: REPEATED },
@@ -244,7 +244,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_NAMEDRULEWITHOPERATIONS: Me
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_PARAMKIND: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_PARAMKIND: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ParamKind",
     fields: &[
         Field { number: 1, json: "apiVersion", kind: Kind::String, flags: OMIT_ZERO },
@@ -252,7 +252,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_PARAMKIND: Message = Messag
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_PARAMREF: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_PARAMREF: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ParamRef",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -262,14 +262,14 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_PARAMREF: Message = Message
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_TYPECHECKING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_TYPECHECKING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.TypeChecking",
     fields: &[
         Field { number: 1, json: "expressionWarnings", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1ALPHA1_EXPRESSIONWARNING), flags: REPEATED },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICY: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICY: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ValidatingAdmissionPolicy",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -278,7 +278,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICY: 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYBINDING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYBINDING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ValidatingAdmissionPolicyBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -286,7 +286,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYBI
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ValidatingAdmissionPolicyBindingSpec",
     fields: &[
         Field { number: 1, json: "policyName", kind: Kind::String, flags: OMIT_ZERO },
@@ -296,7 +296,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYBI
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ValidatingAdmissionPolicySpec",
     fields: &[
         Field { number: 1, json: "paramKind", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1ALPHA1_PARAMKIND), flags: 0 },
@@ -309,7 +309,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYSP
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYSTATUS: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYSTATUS: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.ValidatingAdmissionPolicyStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -318,7 +318,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATINGADMISSIONPOLICYST
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.Validation",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: 0 },
@@ -328,7 +328,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VALIDATION: Message = Messa
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VARIABLE: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1ALPHA1_VARIABLE: Message = Message {
     name: "k8s.io/api/admissionregistration/v1alpha1.Variable",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -336,14 +336,14 @@ pub(super) static API_ADMISSIONREGISTRATION_V1ALPHA1_VARIABLE: Message = Message
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_APPLYCONFIGURATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_APPLYCONFIGURATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ApplyConfiguration",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_AUDITANNOTATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_AUDITANNOTATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.AuditAnnotation",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -351,7 +351,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_AUDITANNOTATION: Message = M
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_EXPRESSIONWARNING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_EXPRESSIONWARNING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ExpressionWarning",
     fields: &[
         Field { number: 2, json: "fieldRef", kind: Kind::String, flags: 0 },
@@ -359,14 +359,14 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_EXPRESSIONWARNING: Message =
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_JSONPATCH: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_JSONPATCH: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.JSONPatch",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MATCHCONDITION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MATCHCONDITION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.MatchCondition",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -374,7 +374,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MATCHCONDITION: Message = Me
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MATCHRESOURCES: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MATCHRESOURCES: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.MatchResources",
     fields: &[
         Field { number: 1, json: "namespaceSelector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -385,7 +385,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MATCHRESOURCES: Message = Me
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICY: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICY: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.MutatingAdmissionPolicy",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -393,7 +393,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICY: Mes
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYBINDING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYBINDING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.MutatingAdmissionPolicyBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -401,7 +401,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYBINDI
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.MutatingAdmissionPolicyBindingSpec",
     fields: &[
         Field { number: 1, json: "policyName", kind: Kind::String, flags: OMIT_ZERO },
@@ -410,7 +410,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYBINDI
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.MutatingAdmissionPolicySpec",
     fields: &[
         Field { number: 1, json: "paramKind", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1BETA1_PARAMKIND), flags: 0 },
@@ -423,7 +423,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGADMISSIONPOLICYSPEC:
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGWEBHOOK: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGWEBHOOK: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.MutatingWebhook",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -441,7 +441,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGWEBHOOK: Message = M
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGWEBHOOKCONFIGURATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGWEBHOOKCONFIGURATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.MutatingWebhookConfiguration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -449,7 +449,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATINGWEBHOOKCONFIGURATION
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.Mutation",
     fields: &[
         Field { number: 2, json: "patchType", kind: Kind::String, flags: 0 },
@@ -458,7 +458,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_MUTATION: Message = Message 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_NAMEDRULEWITHOPERATIONS: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_NAMEDRULEWITHOPERATIONS: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.NamedRuleWithOperations",
     fields: &[
         Field { number: 1, json: "resourceNames", kind: Kind::String, flags: REPEATED },
@@ -466,7 +466,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_NAMEDRULEWITHOPERATIONS: Mes
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_PARAMKIND: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_PARAMKIND: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ParamKind",
     fields: &[
         Field { number: 1, json: "apiVersion", kind: Kind::String, flags: OMIT_ZERO },
@@ -474,7 +474,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_PARAMKIND: Message = Message
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_PARAMREF: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_PARAMREF: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ParamRef",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -484,7 +484,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_PARAMREF: Message = Message 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_SERVICEREFERENCE: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_SERVICEREFERENCE: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ServiceReference",
     fields: &[
         Field { number: 1, json: "namespace", kind: Kind::String, flags: 0 },
@@ -494,14 +494,14 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_SERVICEREFERENCE: Message = 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_TYPECHECKING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_TYPECHECKING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.TypeChecking",
     fields: &[
         Field { number: 1, json: "expressionWarnings", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1BETA1_EXPRESSIONWARNING), flags: REPEATED },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICY: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICY: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ValidatingAdmissionPolicy",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -510,7 +510,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICY: M
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYBINDING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYBINDING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ValidatingAdmissionPolicyBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -518,7 +518,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYBIN
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ValidatingAdmissionPolicyBindingSpec",
     fields: &[
         Field { number: 1, json: "policyName", kind: Kind::String, flags: OMIT_ZERO },
@@ -528,7 +528,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYBIN
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ValidatingAdmissionPolicySpec",
     fields: &[
         Field { number: 1, json: "paramKind", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1BETA1_PARAMKIND), flags: 0 },
@@ -541,7 +541,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYSPE
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYSTATUS: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYSTATUS: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ValidatingAdmissionPolicyStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -550,7 +550,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGADMISSIONPOLICYSTA
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGWEBHOOK: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGWEBHOOK: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ValidatingWebhook",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -567,7 +567,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGWEBHOOK: Message =
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGWEBHOOKCONFIGURATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGWEBHOOKCONFIGURATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.ValidatingWebhookConfiguration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -575,7 +575,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATINGWEBHOOKCONFIGURATI
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.Validation",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: 0 },
@@ -585,7 +585,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VALIDATION: Message = Messag
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VARIABLE: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_VARIABLE: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.Variable",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -593,7 +593,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_VARIABLE: Message = Message 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_WEBHOOKCLIENTCONFIG: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1BETA1_WEBHOOKCLIENTCONFIG: Message = Message {
     name: "k8s.io/api/admissionregistration/v1beta1.WebhookClientConfig",
     fields: &[
         Field { number: 1, json: "service", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1BETA1_SERVICEREFERENCE), flags: 0 },
@@ -602,14 +602,14 @@ pub(super) static API_ADMISSIONREGISTRATION_V1BETA1_WEBHOOKCLIENTCONFIG: Message
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_APPLYCONFIGURATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_APPLYCONFIGURATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ApplyConfiguration",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_AUDITANNOTATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_AUDITANNOTATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.AuditAnnotation",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -617,7 +617,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_AUDITANNOTATION: Message = Messag
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_EXPRESSIONWARNING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_EXPRESSIONWARNING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ExpressionWarning",
     fields: &[
         Field { number: 2, json: "fieldRef", kind: Kind::String, flags: 0 },
@@ -625,14 +625,14 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_EXPRESSIONWARNING: Message = Mess
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_JSONPATCH: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_JSONPATCH: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.JSONPatch",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MATCHCONDITION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MATCHCONDITION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.MatchCondition",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -640,7 +640,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MATCHCONDITION: Message = Message
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MATCHRESOURCES: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MATCHRESOURCES: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.MatchResources",
     fields: &[
         Field { number: 1, json: "namespaceSelector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -651,7 +651,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MATCHRESOURCES: Message = Message
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICY: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICY: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.MutatingAdmissionPolicy",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -659,7 +659,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICY: Message 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYBINDING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYBINDING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.MutatingAdmissionPolicyBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -667,7 +667,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYBINDING: M
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.MutatingAdmissionPolicyBindingSpec",
     fields: &[
         Field { number: 1, json: "policyName", kind: Kind::String, flags: OMIT_ZERO },
@@ -676,7 +676,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYBINDINGSPE
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.MutatingAdmissionPolicySpec",
     fields: &[
         Field { number: 1, json: "paramKind", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1_PARAMKIND), flags: 0 },
@@ -689,7 +689,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGADMISSIONPOLICYSPEC: Mess
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGWEBHOOK: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MUTATINGWEBHOOK: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.MutatingWebhook",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -707,7 +707,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGWEBHOOK: Message = Messag
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGWEBHOOKCONFIGURATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MUTATINGWEBHOOKCONFIGURATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.MutatingWebhookConfiguration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -715,7 +715,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATINGWEBHOOKCONFIGURATION: Mes
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_MUTATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.Mutation",
     fields: &[
         Field { number: 2, json: "patchType", kind: Kind::String, flags: 0 },
@@ -724,7 +724,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_MUTATION: Message = Message {
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_NAMEDRULEWITHOPERATIONS: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_NAMEDRULEWITHOPERATIONS: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.NamedRuleWithOperations",
     fields: &[
         Field { number: 1, json: "resourceNames", kind: Kind::String, flags: REPEATED },
@@ -732,7 +732,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_NAMEDRULEWITHOPERATIONS: Message 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_PARAMKIND: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_PARAMKIND: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ParamKind",
     fields: &[
         Field { number: 1, json: "apiVersion", kind: Kind::String, flags: OMIT_ZERO },
@@ -740,7 +740,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_PARAMKIND: Message = Message {
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_PARAMREF: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_PARAMREF: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ParamRef",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -750,7 +750,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_PARAMREF: Message = Message {
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_RULE: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_RULE: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.Rule",
     fields: &[
         Field { number: 1, json: "apiGroups", kind: Kind::String, flags: REPEATED },
@@ -760,7 +760,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_RULE: Message = Message {
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_RULEWITHOPERATIONS: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_RULEWITHOPERATIONS: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.RuleWithOperations",
     fields: &[
         Field { number: 1, json: "operations", kind: Kind::String, flags: REPEATED },
@@ -768,7 +768,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_RULEWITHOPERATIONS: Message = Mes
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_SERVICEREFERENCE: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_SERVICEREFERENCE: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ServiceReference",
     fields: &[
         Field { number: 1, json: "namespace", kind: Kind::String, flags: 0 },
@@ -778,14 +778,14 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_SERVICEREFERENCE: Message = Messa
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_TYPECHECKING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_TYPECHECKING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.TypeChecking",
     fields: &[
         Field { number: 1, json: "expressionWarnings", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1_EXPRESSIONWARNING), flags: REPEATED },
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICY: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICY: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ValidatingAdmissionPolicy",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -794,7 +794,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICY: Messag
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYBINDING: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYBINDING: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ValidatingAdmissionPolicyBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -802,7 +802,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYBINDING:
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYBINDINGSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ValidatingAdmissionPolicyBindingSpec",
     fields: &[
         Field { number: 1, json: "policyName", kind: Kind::String, flags: OMIT_ZERO },
@@ -812,7 +812,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYBINDINGS
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYSPEC: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYSPEC: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ValidatingAdmissionPolicySpec",
     fields: &[
         Field { number: 1, json: "paramKind", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1_PARAMKIND), flags: 0 },
@@ -825,7 +825,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYSPEC: Me
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYSTATUS: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYSTATUS: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ValidatingAdmissionPolicyStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -834,7 +834,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGADMISSIONPOLICYSTATUS: 
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGWEBHOOK: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VALIDATINGWEBHOOK: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ValidatingWebhook",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -851,7 +851,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGWEBHOOK: Message = Mess
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGWEBHOOKCONFIGURATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VALIDATINGWEBHOOKCONFIGURATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.ValidatingWebhookConfiguration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -859,7 +859,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATINGWEBHOOKCONFIGURATION: M
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATION: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VALIDATION: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.Validation",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: 0 },
@@ -869,7 +869,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VALIDATION: Message = Message {
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_VARIABLE: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_VARIABLE: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.Variable",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -877,7 +877,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_VARIABLE: Message = Message {
     ],
 };
 
-pub(super) static API_ADMISSIONREGISTRATION_V1_WEBHOOKCLIENTCONFIG: Message = Message {
+pub(crate) static API_ADMISSIONREGISTRATION_V1_WEBHOOKCLIENTCONFIG: Message = Message {
     name: "k8s.io/api/admissionregistration/v1.WebhookClientConfig",
     fields: &[
         Field { number: 1, json: "service", kind: Kind::Message(&API_ADMISSIONREGISTRATION_V1_SERVICEREFERENCE), flags: 0 },
@@ -886,7 +886,7 @@ pub(super) static API_ADMISSIONREGISTRATION_V1_WEBHOOKCLIENTCONFIG: Message = Me
     ],
 };
 
-pub(super) static API_APISERVERINTERNAL_V1ALPHA1_SERVERSTORAGEVERSION: Message = Message {
+pub(crate) static API_APISERVERINTERNAL_V1ALPHA1_SERVERSTORAGEVERSION: Message = Message {
     name: "k8s.io/api/apiserverinternal/v1alpha1.ServerStorageVersion",
     fields: &[
         Field { number: 1, json: "apiServerID", kind: Kind::String, flags: OMIT_ZERO },
@@ -896,7 +896,7 @@ pub(super) static API_APISERVERINTERNAL_V1ALPHA1_SERVERSTORAGEVERSION: Message =
     ],
 };
 
-pub(super) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSION: Message = Message {
+pub(crate) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSION: Message = Message {
     name: "k8s.io/api/apiserverinternal/v1alpha1.StorageVersion",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -905,7 +905,7 @@ pub(super) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSION: Message = Messa
     ],
 };
 
-pub(super) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSIONCONDITION: Message = Message {
+pub(crate) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSIONCONDITION: Message = Message {
     name: "k8s.io/api/apiserverinternal/v1alpha1.StorageVersionCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -917,12 +917,12 @@ pub(super) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSIONCONDITION: Messag
     ],
 };
 
-pub(super) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSIONSPEC: Message = Message {
+pub(crate) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSIONSPEC: Message = Message {
     name: "k8s.io/api/apiserverinternal/v1alpha1.StorageVersionSpec",
     fields: &[],
 };
 
-pub(super) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSIONSTATUS: Message = Message {
+pub(crate) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSIONSTATUS: Message = Message {
     name: "k8s.io/api/apiserverinternal/v1alpha1.StorageVersionStatus",
     fields: &[
         Field { number: 1, json: "storageVersions", kind: Kind::Message(&API_APISERVERINTERNAL_V1ALPHA1_SERVERSTORAGEVERSION), flags: REPEATED },
@@ -931,7 +931,7 @@ pub(super) static API_APISERVERINTERNAL_V1ALPHA1_STORAGEVERSIONSTATUS: Message =
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_CONTROLLERREVISION: Message = Message {
+pub(crate) static API_APPS_V1BETA1_CONTROLLERREVISION: Message = Message {
     name: "k8s.io/api/apps/v1beta1.ControllerRevision",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -940,7 +940,7 @@ pub(super) static API_APPS_V1BETA1_CONTROLLERREVISION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_DEPLOYMENT: Message = Message {
+pub(crate) static API_APPS_V1BETA1_DEPLOYMENT: Message = Message {
     name: "k8s.io/api/apps/v1beta1.Deployment",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -949,7 +949,7 @@ pub(super) static API_APPS_V1BETA1_DEPLOYMENT: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_DEPLOYMENTCONDITION: Message = Message {
+pub(crate) static API_APPS_V1BETA1_DEPLOYMENTCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1beta1.DeploymentCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -961,7 +961,7 @@ pub(super) static API_APPS_V1BETA1_DEPLOYMENTCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_DEPLOYMENTSPEC: Message = Message {
+pub(crate) static API_APPS_V1BETA1_DEPLOYMENTSPEC: Message = Message {
     name: "k8s.io/api/apps/v1beta1.DeploymentSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -976,7 +976,7 @@ pub(super) static API_APPS_V1BETA1_DEPLOYMENTSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_DEPLOYMENTSTATUS: Message = Message {
+pub(crate) static API_APPS_V1BETA1_DEPLOYMENTSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1beta1.DeploymentStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -991,7 +991,7 @@ pub(super) static API_APPS_V1BETA1_DEPLOYMENTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_DEPLOYMENTSTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1BETA1_DEPLOYMENTSTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1beta1.DeploymentStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -999,14 +999,14 @@ pub(super) static API_APPS_V1BETA1_DEPLOYMENTSTRATEGY: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_ROLLBACKCONFIG: Message = Message {
+pub(crate) static API_APPS_V1BETA1_ROLLBACKCONFIG: Message = Message {
     name: "k8s.io/api/apps/v1beta1.RollbackConfig",
     fields: &[
         Field { number: 1, json: "revision", kind: Kind::Int, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_ROLLINGUPDATEDEPLOYMENT: Message = Message {
+pub(crate) static API_APPS_V1BETA1_ROLLINGUPDATEDEPLOYMENT: Message = Message {
     name: "k8s.io/api/apps/v1beta1.RollingUpdateDeployment",
     fields: &[
         Field { number: 1, json: "maxUnavailable", kind: Kind::IntOrString, flags: 0 },
@@ -1014,7 +1014,7 @@ pub(super) static API_APPS_V1BETA1_ROLLINGUPDATEDEPLOYMENT: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1BETA1_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1beta1.RollingUpdateStatefulSetStrategy",
     fields: &[
         Field { number: 1, json: "partition", kind: Kind::Int, flags: 0 },
@@ -1022,7 +1022,7 @@ pub(super) static API_APPS_V1BETA1_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = M
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_STATEFULSET: Message = Message {
+pub(crate) static API_APPS_V1BETA1_STATEFULSET: Message = Message {
     name: "k8s.io/api/apps/v1beta1.StatefulSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1031,7 +1031,7 @@ pub(super) static API_APPS_V1BETA1_STATEFULSET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_STATEFULSETCONDITION: Message = Message {
+pub(crate) static API_APPS_V1BETA1_STATEFULSETCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1beta1.StatefulSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1042,14 +1042,14 @@ pub(super) static API_APPS_V1BETA1_STATEFULSETCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_STATEFULSETORDINALS: Message = Message {
+pub(crate) static API_APPS_V1BETA1_STATEFULSETORDINALS: Message = Message {
     name: "k8s.io/api/apps/v1beta1.StatefulSetOrdinals",
     fields: &[
         Field { number: 1, json: "start", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLICY: Message = Message {
+pub(crate) static API_APPS_V1BETA1_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLICY: Message = Message {
     name: "k8s.io/api/apps/v1beta1.StatefulSetPersistentVolumeClaimRetentionPolicy",
     fields: &[
         Field { number: 1, json: "whenDeleted", kind: Kind::String, flags: OMIT_ZERO },
@@ -1057,7 +1057,7 @@ pub(super) static API_APPS_V1BETA1_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLI
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_STATEFULSETSPEC: Message = Message {
+pub(crate) static API_APPS_V1BETA1_STATEFULSETSPEC: Message = Message {
     name: "k8s.io/api/apps/v1beta1.StatefulSetSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1074,7 +1074,7 @@ pub(super) static API_APPS_V1BETA1_STATEFULSETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_STATEFULSETSTATUS: Message = Message {
+pub(crate) static API_APPS_V1BETA1_STATEFULSETSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1beta1.StatefulSetStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: 0 },
@@ -1090,7 +1090,7 @@ pub(super) static API_APPS_V1BETA1_STATEFULSETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA1_STATEFULSETUPDATESTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1BETA1_STATEFULSETUPDATESTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1beta1.StatefulSetUpdateStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -1098,7 +1098,7 @@ pub(super) static API_APPS_V1BETA1_STATEFULSETUPDATESTRATEGY: Message = Message 
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_CONTROLLERREVISION: Message = Message {
+pub(crate) static API_APPS_V1BETA2_CONTROLLERREVISION: Message = Message {
     name: "k8s.io/api/apps/v1beta2.ControllerRevision",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1107,7 +1107,7 @@ pub(super) static API_APPS_V1BETA2_CONTROLLERREVISION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DAEMONSET: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DAEMONSET: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DaemonSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1116,7 +1116,7 @@ pub(super) static API_APPS_V1BETA2_DAEMONSET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DAEMONSETCONDITION: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DAEMONSETCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DaemonSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1127,7 +1127,7 @@ pub(super) static API_APPS_V1BETA2_DAEMONSETCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DAEMONSETSPEC: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DAEMONSETSPEC: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DaemonSetSpec",
     fields: &[
         Field { number: 1, json: "selector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -1138,7 +1138,7 @@ pub(super) static API_APPS_V1BETA2_DAEMONSETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DAEMONSETSTATUS: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DAEMONSETSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DaemonSetStatus",
     fields: &[
         Field { number: 1, json: "currentNumberScheduled", kind: Kind::Int, flags: 0 },
@@ -1154,7 +1154,7 @@ pub(super) static API_APPS_V1BETA2_DAEMONSETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DAEMONSETUPDATESTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DAEMONSETUPDATESTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DaemonSetUpdateStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -1162,7 +1162,7 @@ pub(super) static API_APPS_V1BETA2_DAEMONSETUPDATESTRATEGY: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DEPLOYMENT: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DEPLOYMENT: Message = Message {
     name: "k8s.io/api/apps/v1beta2.Deployment",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1171,7 +1171,7 @@ pub(super) static API_APPS_V1BETA2_DEPLOYMENT: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DEPLOYMENTCONDITION: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DEPLOYMENTCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DeploymentCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1183,7 +1183,7 @@ pub(super) static API_APPS_V1BETA2_DEPLOYMENTCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DEPLOYMENTSPEC: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DEPLOYMENTSPEC: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DeploymentSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1197,7 +1197,7 @@ pub(super) static API_APPS_V1BETA2_DEPLOYMENTSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DEPLOYMENTSTATUS: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DEPLOYMENTSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DeploymentStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -1212,7 +1212,7 @@ pub(super) static API_APPS_V1BETA2_DEPLOYMENTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_DEPLOYMENTSTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1BETA2_DEPLOYMENTSTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1beta2.DeploymentStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -1220,7 +1220,7 @@ pub(super) static API_APPS_V1BETA2_DEPLOYMENTSTRATEGY: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_REPLICASET: Message = Message {
+pub(crate) static API_APPS_V1BETA2_REPLICASET: Message = Message {
     name: "k8s.io/api/apps/v1beta2.ReplicaSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1229,7 +1229,7 @@ pub(super) static API_APPS_V1BETA2_REPLICASET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_REPLICASETCONDITION: Message = Message {
+pub(crate) static API_APPS_V1BETA2_REPLICASETCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1beta2.ReplicaSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1240,7 +1240,7 @@ pub(super) static API_APPS_V1BETA2_REPLICASETCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_REPLICASETSPEC: Message = Message {
+pub(crate) static API_APPS_V1BETA2_REPLICASETSPEC: Message = Message {
     name: "k8s.io/api/apps/v1beta2.ReplicaSetSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1250,7 +1250,7 @@ pub(super) static API_APPS_V1BETA2_REPLICASETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_REPLICASETSTATUS: Message = Message {
+pub(crate) static API_APPS_V1BETA2_REPLICASETSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1beta2.ReplicaSetStatus",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1263,7 +1263,7 @@ pub(super) static API_APPS_V1BETA2_REPLICASETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_ROLLINGUPDATEDAEMONSET: Message = Message {
+pub(crate) static API_APPS_V1BETA2_ROLLINGUPDATEDAEMONSET: Message = Message {
     name: "k8s.io/api/apps/v1beta2.RollingUpdateDaemonSet",
     fields: &[
         Field { number: 1, json: "maxUnavailable", kind: Kind::IntOrString, flags: 0 },
@@ -1271,7 +1271,7 @@ pub(super) static API_APPS_V1BETA2_ROLLINGUPDATEDAEMONSET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_ROLLINGUPDATEDEPLOYMENT: Message = Message {
+pub(crate) static API_APPS_V1BETA2_ROLLINGUPDATEDEPLOYMENT: Message = Message {
     name: "k8s.io/api/apps/v1beta2.RollingUpdateDeployment",
     fields: &[
         Field { number: 1, json: "maxUnavailable", kind: Kind::IntOrString, flags: 0 },
@@ -1279,7 +1279,7 @@ pub(super) static API_APPS_V1BETA2_ROLLINGUPDATEDEPLOYMENT: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1BETA2_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1beta2.RollingUpdateStatefulSetStrategy",
     fields: &[
         Field { number: 1, json: "partition", kind: Kind::Int, flags: 0 },
@@ -1287,7 +1287,7 @@ pub(super) static API_APPS_V1BETA2_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = M
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_STATEFULSET: Message = Message {
+pub(crate) static API_APPS_V1BETA2_STATEFULSET: Message = Message {
     name: "k8s.io/api/apps/v1beta2.StatefulSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1296,7 +1296,7 @@ pub(super) static API_APPS_V1BETA2_STATEFULSET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_STATEFULSETCONDITION: Message = Message {
+pub(crate) static API_APPS_V1BETA2_STATEFULSETCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1beta2.StatefulSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1307,14 +1307,14 @@ pub(super) static API_APPS_V1BETA2_STATEFULSETCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_STATEFULSETORDINALS: Message = Message {
+pub(crate) static API_APPS_V1BETA2_STATEFULSETORDINALS: Message = Message {
     name: "k8s.io/api/apps/v1beta2.StatefulSetOrdinals",
     fields: &[
         Field { number: 1, json: "start", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLICY: Message = Message {
+pub(crate) static API_APPS_V1BETA2_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLICY: Message = Message {
     name: "k8s.io/api/apps/v1beta2.StatefulSetPersistentVolumeClaimRetentionPolicy",
     fields: &[
         Field { number: 1, json: "whenDeleted", kind: Kind::String, flags: OMIT_ZERO },
@@ -1322,7 +1322,7 @@ pub(super) static API_APPS_V1BETA2_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLI
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_STATEFULSETSPEC: Message = Message {
+pub(crate) static API_APPS_V1BETA2_STATEFULSETSPEC: Message = Message {
     name: "k8s.io/api/apps/v1beta2.StatefulSetSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1339,7 +1339,7 @@ pub(super) static API_APPS_V1BETA2_STATEFULSETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_STATEFULSETSTATUS: Message = Message {
+pub(crate) static API_APPS_V1BETA2_STATEFULSETSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1beta2.StatefulSetStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -1355,7 +1355,7 @@ pub(super) static API_APPS_V1BETA2_STATEFULSETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1BETA2_STATEFULSETUPDATESTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1BETA2_STATEFULSETUPDATESTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1beta2.StatefulSetUpdateStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -1363,7 +1363,7 @@ pub(super) static API_APPS_V1BETA2_STATEFULSETUPDATESTRATEGY: Message = Message 
     ],
 };
 
-pub(super) static API_APPS_V1_CONTROLLERREVISION: Message = Message {
+pub(crate) static API_APPS_V1_CONTROLLERREVISION: Message = Message {
     name: "k8s.io/api/apps/v1.ControllerRevision",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1372,7 +1372,7 @@ pub(super) static API_APPS_V1_CONTROLLERREVISION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DAEMONSET: Message = Message {
+pub(crate) static API_APPS_V1_DAEMONSET: Message = Message {
     name: "k8s.io/api/apps/v1.DaemonSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1381,7 +1381,7 @@ pub(super) static API_APPS_V1_DAEMONSET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DAEMONSETCONDITION: Message = Message {
+pub(crate) static API_APPS_V1_DAEMONSETCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1.DaemonSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1392,7 +1392,7 @@ pub(super) static API_APPS_V1_DAEMONSETCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DAEMONSETSPEC: Message = Message {
+pub(crate) static API_APPS_V1_DAEMONSETSPEC: Message = Message {
     name: "k8s.io/api/apps/v1.DaemonSetSpec",
     fields: &[
         Field { number: 1, json: "selector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -1403,7 +1403,7 @@ pub(super) static API_APPS_V1_DAEMONSETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DAEMONSETSTATUS: Message = Message {
+pub(crate) static API_APPS_V1_DAEMONSETSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1.DaemonSetStatus",
     fields: &[
         Field { number: 1, json: "currentNumberScheduled", kind: Kind::Int, flags: 0 },
@@ -1419,7 +1419,7 @@ pub(super) static API_APPS_V1_DAEMONSETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DAEMONSETUPDATESTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1_DAEMONSETUPDATESTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1.DaemonSetUpdateStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -1427,7 +1427,7 @@ pub(super) static API_APPS_V1_DAEMONSETUPDATESTRATEGY: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DEPLOYMENT: Message = Message {
+pub(crate) static API_APPS_V1_DEPLOYMENT: Message = Message {
     name: "k8s.io/api/apps/v1.Deployment",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1436,7 +1436,7 @@ pub(super) static API_APPS_V1_DEPLOYMENT: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DEPLOYMENTCONDITION: Message = Message {
+pub(crate) static API_APPS_V1_DEPLOYMENTCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1.DeploymentCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1448,7 +1448,7 @@ pub(super) static API_APPS_V1_DEPLOYMENTCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DEPLOYMENTSPEC: Message = Message {
+pub(crate) static API_APPS_V1_DEPLOYMENTSPEC: Message = Message {
     name: "k8s.io/api/apps/v1.DeploymentSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1462,7 +1462,7 @@ pub(super) static API_APPS_V1_DEPLOYMENTSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DEPLOYMENTSTATUS: Message = Message {
+pub(crate) static API_APPS_V1_DEPLOYMENTSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1.DeploymentStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -1477,7 +1477,7 @@ pub(super) static API_APPS_V1_DEPLOYMENTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_DEPLOYMENTSTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1_DEPLOYMENTSTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1.DeploymentStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -1485,7 +1485,7 @@ pub(super) static API_APPS_V1_DEPLOYMENTSTRATEGY: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_REPLICASET: Message = Message {
+pub(crate) static API_APPS_V1_REPLICASET: Message = Message {
     name: "k8s.io/api/apps/v1.ReplicaSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1494,7 +1494,7 @@ pub(super) static API_APPS_V1_REPLICASET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_REPLICASETCONDITION: Message = Message {
+pub(crate) static API_APPS_V1_REPLICASETCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1.ReplicaSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1505,7 +1505,7 @@ pub(super) static API_APPS_V1_REPLICASETCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_REPLICASETSPEC: Message = Message {
+pub(crate) static API_APPS_V1_REPLICASETSPEC: Message = Message {
     name: "k8s.io/api/apps/v1.ReplicaSetSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1515,7 +1515,7 @@ pub(super) static API_APPS_V1_REPLICASETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_REPLICASETSTATUS: Message = Message {
+pub(crate) static API_APPS_V1_REPLICASETSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1.ReplicaSetStatus",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1528,7 +1528,7 @@ pub(super) static API_APPS_V1_REPLICASETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_ROLLINGUPDATEDAEMONSET: Message = Message {
+pub(crate) static API_APPS_V1_ROLLINGUPDATEDAEMONSET: Message = Message {
     name: "k8s.io/api/apps/v1.RollingUpdateDaemonSet",
     fields: &[
         Field { number: 1, json: "maxUnavailable", kind: Kind::IntOrString, flags: 0 },
@@ -1536,7 +1536,7 @@ pub(super) static API_APPS_V1_ROLLINGUPDATEDAEMONSET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_ROLLINGUPDATEDEPLOYMENT: Message = Message {
+pub(crate) static API_APPS_V1_ROLLINGUPDATEDEPLOYMENT: Message = Message {
     name: "k8s.io/api/apps/v1.RollingUpdateDeployment",
     fields: &[
         Field { number: 1, json: "maxUnavailable", kind: Kind::IntOrString, flags: 0 },
@@ -1544,7 +1544,7 @@ pub(super) static API_APPS_V1_ROLLINGUPDATEDEPLOYMENT: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1.RollingUpdateStatefulSetStrategy",
     fields: &[
         Field { number: 1, json: "partition", kind: Kind::Int, flags: 0 },
@@ -1552,7 +1552,7 @@ pub(super) static API_APPS_V1_ROLLINGUPDATESTATEFULSETSTRATEGY: Message = Messag
     ],
 };
 
-pub(super) static API_APPS_V1_STATEFULSET: Message = Message {
+pub(crate) static API_APPS_V1_STATEFULSET: Message = Message {
     name: "k8s.io/api/apps/v1.StatefulSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1561,7 +1561,7 @@ pub(super) static API_APPS_V1_STATEFULSET: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_STATEFULSETCONDITION: Message = Message {
+pub(crate) static API_APPS_V1_STATEFULSETCONDITION: Message = Message {
     name: "k8s.io/api/apps/v1.StatefulSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1572,14 +1572,14 @@ pub(super) static API_APPS_V1_STATEFULSETCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_STATEFULSETORDINALS: Message = Message {
+pub(crate) static API_APPS_V1_STATEFULSETORDINALS: Message = Message {
     name: "k8s.io/api/apps/v1.StatefulSetOrdinals",
     fields: &[
         Field { number: 1, json: "start", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_APPS_V1_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLICY: Message = Message {
+pub(crate) static API_APPS_V1_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLICY: Message = Message {
     name: "k8s.io/api/apps/v1.StatefulSetPersistentVolumeClaimRetentionPolicy",
     fields: &[
         Field { number: 1, json: "whenDeleted", kind: Kind::String, flags: OMIT_ZERO },
@@ -1587,7 +1587,7 @@ pub(super) static API_APPS_V1_STATEFULSETPERSISTENTVOLUMECLAIMRETENTIONPOLICY: M
     ],
 };
 
-pub(super) static API_APPS_V1_STATEFULSETSPEC: Message = Message {
+pub(crate) static API_APPS_V1_STATEFULSETSPEC: Message = Message {
     name: "k8s.io/api/apps/v1.StatefulSetSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -1604,7 +1604,7 @@ pub(super) static API_APPS_V1_STATEFULSETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_STATEFULSETSTATUS: Message = Message {
+pub(crate) static API_APPS_V1_STATEFULSETSTATUS: Message = Message {
     name: "k8s.io/api/apps/v1.StatefulSetStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -1620,7 +1620,7 @@ pub(super) static API_APPS_V1_STATEFULSETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_APPS_V1_STATEFULSETUPDATESTRATEGY: Message = Message {
+pub(crate) static API_APPS_V1_STATEFULSETUPDATESTRATEGY: Message = Message {
     name: "k8s.io/api/apps/v1.StatefulSetUpdateStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -1628,7 +1628,7 @@ pub(super) static API_APPS_V1_STATEFULSETUPDATESTRATEGY: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V1_CROSSVERSIONOBJECTREFERENCE: Message = Message {
+pub(crate) static API_AUTOSCALING_V1_CROSSVERSIONOBJECTREFERENCE: Message = Message {
     name: "k8s.io/api/autoscaling/v1.CrossVersionObjectReference",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -1637,7 +1637,7 @@ pub(super) static API_AUTOSCALING_V1_CROSSVERSIONOBJECTREFERENCE: Message = Mess
     ],
 };
 
-pub(super) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALER: Message = Message {
+pub(crate) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALER: Message = Message {
     name: "k8s.io/api/autoscaling/v1.HorizontalPodAutoscaler",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1646,7 +1646,7 @@ pub(super) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALER: Message = Message 
     ],
 };
 
-pub(super) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALERSPEC: Message = Message {
+pub(crate) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALERSPEC: Message = Message {
     name: "k8s.io/api/autoscaling/v1.HorizontalPodAutoscalerSpec",
     fields: &[
         Field { number: 1, json: "scaleTargetRef", kind: Kind::Message(&API_AUTOSCALING_V1_CROSSVERSIONOBJECTREFERENCE), flags: 0 },
@@ -1656,7 +1656,7 @@ pub(super) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALERSPEC: Message = Mess
     ],
 };
 
-pub(super) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALERSTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALERSTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v1.HorizontalPodAutoscalerStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: 0 },
@@ -1667,7 +1667,7 @@ pub(super) static API_AUTOSCALING_V1_HORIZONTALPODAUTOSCALERSTATUS: Message = Me
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_CONTAINERRESOURCEMETRICSOURCE: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_CONTAINERRESOURCEMETRICSOURCE: Message = Message {
     name: "k8s.io/api/autoscaling/v2.ContainerResourceMetricSource",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -1676,7 +1676,7 @@ pub(super) static API_AUTOSCALING_V2_CONTAINERRESOURCEMETRICSOURCE: Message = Me
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_CONTAINERRESOURCEMETRICSTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_CONTAINERRESOURCEMETRICSTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v2.ContainerResourceMetricStatus",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -1685,7 +1685,7 @@ pub(super) static API_AUTOSCALING_V2_CONTAINERRESOURCEMETRICSTATUS: Message = Me
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_CROSSVERSIONOBJECTREFERENCE: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_CROSSVERSIONOBJECTREFERENCE: Message = Message {
     name: "k8s.io/api/autoscaling/v2.CrossVersionObjectReference",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -1694,7 +1694,7 @@ pub(super) static API_AUTOSCALING_V2_CROSSVERSIONOBJECTREFERENCE: Message = Mess
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_EXTERNALMETRICSOURCE: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_EXTERNALMETRICSOURCE: Message = Message {
     name: "k8s.io/api/autoscaling/v2.ExternalMetricSource",
     fields: &[
         Field { number: 1, json: "metric", kind: Kind::Message(&API_AUTOSCALING_V2_METRICIDENTIFIER), flags: 0 },
@@ -1702,7 +1702,7 @@ pub(super) static API_AUTOSCALING_V2_EXTERNALMETRICSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_EXTERNALMETRICSTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_EXTERNALMETRICSTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v2.ExternalMetricStatus",
     fields: &[
         Field { number: 1, json: "metric", kind: Kind::Message(&API_AUTOSCALING_V2_METRICIDENTIFIER), flags: 0 },
@@ -1710,7 +1710,7 @@ pub(super) static API_AUTOSCALING_V2_EXTERNALMETRICSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALER: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALER: Message = Message {
     name: "k8s.io/api/autoscaling/v2.HorizontalPodAutoscaler",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1719,7 +1719,7 @@ pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALER: Message = Message 
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERBEHAVIOR: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERBEHAVIOR: Message = Message {
     name: "k8s.io/api/autoscaling/v2.HorizontalPodAutoscalerBehavior",
     fields: &[
         Field { number: 1, json: "scaleUp", kind: Kind::Message(&API_AUTOSCALING_V2_HPASCALINGRULES), flags: 0 },
@@ -1727,7 +1727,7 @@ pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERBEHAVIOR: Message = 
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERCONDITION: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERCONDITION: Message = Message {
     name: "k8s.io/api/autoscaling/v2.HorizontalPodAutoscalerCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1738,7 +1738,7 @@ pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERCONDITION: Message =
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERSPEC: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERSPEC: Message = Message {
     name: "k8s.io/api/autoscaling/v2.HorizontalPodAutoscalerSpec",
     fields: &[
         Field { number: 1, json: "scaleTargetRef", kind: Kind::Message(&API_AUTOSCALING_V2_CROSSVERSIONOBJECTREFERENCE), flags: 0 },
@@ -1749,7 +1749,7 @@ pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERSPEC: Message = Mess
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERSTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERSTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v2.HorizontalPodAutoscalerStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: 0 },
@@ -1761,7 +1761,7 @@ pub(super) static API_AUTOSCALING_V2_HORIZONTALPODAUTOSCALERSTATUS: Message = Me
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_HPASCALINGPOLICY: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_HPASCALINGPOLICY: Message = Message {
     name: "k8s.io/api/autoscaling/v2.HPAScalingPolicy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1770,7 +1770,7 @@ pub(super) static API_AUTOSCALING_V2_HPASCALINGPOLICY: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_HPASCALINGRULES: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_HPASCALINGRULES: Message = Message {
     name: "k8s.io/api/autoscaling/v2.HPAScalingRules",
     fields: &[
         Field { number: 1, json: "selectPolicy", kind: Kind::String, flags: 0 },
@@ -1780,7 +1780,7 @@ pub(super) static API_AUTOSCALING_V2_HPASCALINGRULES: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_METRICIDENTIFIER: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_METRICIDENTIFIER: Message = Message {
     name: "k8s.io/api/autoscaling/v2.MetricIdentifier",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -1788,7 +1788,7 @@ pub(super) static API_AUTOSCALING_V2_METRICIDENTIFIER: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_METRICSPEC: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_METRICSPEC: Message = Message {
     name: "k8s.io/api/autoscaling/v2.MetricSpec",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1800,7 +1800,7 @@ pub(super) static API_AUTOSCALING_V2_METRICSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_METRICSTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_METRICSTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v2.MetricStatus",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1812,7 +1812,7 @@ pub(super) static API_AUTOSCALING_V2_METRICSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_METRICTARGET: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_METRICTARGET: Message = Message {
     name: "k8s.io/api/autoscaling/v2.MetricTarget",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1822,7 +1822,7 @@ pub(super) static API_AUTOSCALING_V2_METRICTARGET: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_METRICVALUESTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_METRICVALUESTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v2.MetricValueStatus",
     fields: &[
         Field { number: 1, json: "value", kind: Kind::Quantity, flags: 0 },
@@ -1831,7 +1831,7 @@ pub(super) static API_AUTOSCALING_V2_METRICVALUESTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_OBJECTMETRICSOURCE: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_OBJECTMETRICSOURCE: Message = Message {
     name: "k8s.io/api/autoscaling/v2.ObjectMetricSource",
     fields: &[
         Field { number: 1, json: "describedObject", kind: Kind::Message(&API_AUTOSCALING_V2_CROSSVERSIONOBJECTREFERENCE), flags: 0 },
@@ -1840,7 +1840,7 @@ pub(super) static API_AUTOSCALING_V2_OBJECTMETRICSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_OBJECTMETRICSTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_OBJECTMETRICSTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v2.ObjectMetricStatus",
     fields: &[
         Field { number: 1, json: "metric", kind: Kind::Message(&API_AUTOSCALING_V2_METRICIDENTIFIER), flags: 0 },
@@ -1849,7 +1849,7 @@ pub(super) static API_AUTOSCALING_V2_OBJECTMETRICSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_PODSMETRICSOURCE: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_PODSMETRICSOURCE: Message = Message {
     name: "k8s.io/api/autoscaling/v2.PodsMetricSource",
     fields: &[
         Field { number: 1, json: "metric", kind: Kind::Message(&API_AUTOSCALING_V2_METRICIDENTIFIER), flags: 0 },
@@ -1857,7 +1857,7 @@ pub(super) static API_AUTOSCALING_V2_PODSMETRICSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_PODSMETRICSTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_PODSMETRICSTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v2.PodsMetricStatus",
     fields: &[
         Field { number: 1, json: "metric", kind: Kind::Message(&API_AUTOSCALING_V2_METRICIDENTIFIER), flags: 0 },
@@ -1865,7 +1865,7 @@ pub(super) static API_AUTOSCALING_V2_PODSMETRICSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_RESOURCEMETRICSOURCE: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_RESOURCEMETRICSOURCE: Message = Message {
     name: "k8s.io/api/autoscaling/v2.ResourceMetricSource",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -1873,7 +1873,7 @@ pub(super) static API_AUTOSCALING_V2_RESOURCEMETRICSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_AUTOSCALING_V2_RESOURCEMETRICSTATUS: Message = Message {
+pub(crate) static API_AUTOSCALING_V2_RESOURCEMETRICSTATUS: Message = Message {
     name: "k8s.io/api/autoscaling/v2.ResourceMetricStatus",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -1881,7 +1881,7 @@ pub(super) static API_AUTOSCALING_V2_RESOURCEMETRICSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1BETA1_CRONJOB: Message = Message {
+pub(crate) static API_BATCH_V1BETA1_CRONJOB: Message = Message {
     name: "k8s.io/api/batch/v1beta1.CronJob",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1890,7 +1890,7 @@ pub(super) static API_BATCH_V1BETA1_CRONJOB: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1BETA1_CRONJOBSPEC: Message = Message {
+pub(crate) static API_BATCH_V1BETA1_CRONJOBSPEC: Message = Message {
     name: "k8s.io/api/batch/v1beta1.CronJobSpec",
     fields: &[
         Field { number: 1, json: "schedule", kind: Kind::String, flags: 0 },
@@ -1904,7 +1904,7 @@ pub(super) static API_BATCH_V1BETA1_CRONJOBSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1BETA1_CRONJOBSTATUS: Message = Message {
+pub(crate) static API_BATCH_V1BETA1_CRONJOBSTATUS: Message = Message {
     name: "k8s.io/api/batch/v1beta1.CronJobStatus",
     fields: &[
         Field { number: 1, json: "active", kind: Kind::Message(&API_CORE_V1_OBJECTREFERENCE), flags: REPEATED },
@@ -1913,7 +1913,7 @@ pub(super) static API_BATCH_V1BETA1_CRONJOBSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1BETA1_JOBTEMPLATESPEC: Message = Message {
+pub(crate) static API_BATCH_V1BETA1_JOBTEMPLATESPEC: Message = Message {
     name: "k8s.io/api/batch/v1beta1.JobTemplateSpec",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1921,7 +1921,7 @@ pub(super) static API_BATCH_V1BETA1_JOBTEMPLATESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_CRONJOB: Message = Message {
+pub(crate) static API_BATCH_V1_CRONJOB: Message = Message {
     name: "k8s.io/api/batch/v1.CronJob",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1930,7 +1930,7 @@ pub(super) static API_BATCH_V1_CRONJOB: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_CRONJOBSPEC: Message = Message {
+pub(crate) static API_BATCH_V1_CRONJOBSPEC: Message = Message {
     name: "k8s.io/api/batch/v1.CronJobSpec",
     fields: &[
         Field { number: 1, json: "schedule", kind: Kind::String, flags: 0 },
@@ -1944,7 +1944,7 @@ pub(super) static API_BATCH_V1_CRONJOBSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_CRONJOBSTATUS: Message = Message {
+pub(crate) static API_BATCH_V1_CRONJOBSTATUS: Message = Message {
     name: "k8s.io/api/batch/v1.CronJobStatus",
     fields: &[
         Field { number: 1, json: "active", kind: Kind::Message(&API_CORE_V1_OBJECTREFERENCE), flags: REPEATED },
@@ -1953,7 +1953,7 @@ pub(super) static API_BATCH_V1_CRONJOBSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_JOB: Message = Message {
+pub(crate) static API_BATCH_V1_JOB: Message = Message {
     name: "k8s.io/api/batch/v1.Job",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -1962,7 +1962,7 @@ pub(super) static API_BATCH_V1_JOB: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_JOBCONDITION: Message = Message {
+pub(crate) static API_BATCH_V1_JOBCONDITION: Message = Message {
     name: "k8s.io/api/batch/v1.JobCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -1974,7 +1974,7 @@ pub(super) static API_BATCH_V1_JOBCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_JOBSPEC: Message = Message {
+pub(crate) static API_BATCH_V1_JOBSPEC: Message = Message {
     name: "k8s.io/api/batch/v1.JobSpec",
     fields: &[
         Field { number: 1, json: "parallelism", kind: Kind::Int, flags: 0 },
@@ -1996,7 +1996,7 @@ pub(super) static API_BATCH_V1_JOBSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_JOBSTATUS: Message = Message {
+pub(crate) static API_BATCH_V1_JOBSTATUS: Message = Message {
     name: "k8s.io/api/batch/v1.JobStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_BATCH_V1_JOBCONDITION), flags: REPEATED },
@@ -2013,7 +2013,7 @@ pub(super) static API_BATCH_V1_JOBSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_JOBTEMPLATESPEC: Message = Message {
+pub(crate) static API_BATCH_V1_JOBTEMPLATESPEC: Message = Message {
     name: "k8s.io/api/batch/v1.JobTemplateSpec",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2021,14 +2021,14 @@ pub(super) static API_BATCH_V1_JOBTEMPLATESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_PODFAILUREPOLICY: Message = Message {
+pub(crate) static API_BATCH_V1_PODFAILUREPOLICY: Message = Message {
     name: "k8s.io/api/batch/v1.PodFailurePolicy",
     fields: &[
         Field { number: 1, json: "rules", kind: Kind::Message(&API_BATCH_V1_PODFAILUREPOLICYRULE), flags: REPEATED },
     ],
 };
 
-pub(super) static API_BATCH_V1_PODFAILUREPOLICYONEXITCODESREQUIREMENT: Message = Message {
+pub(crate) static API_BATCH_V1_PODFAILUREPOLICYONEXITCODESREQUIREMENT: Message = Message {
     name: "k8s.io/api/batch/v1.PodFailurePolicyOnExitCodesRequirement",
     fields: &[
         Field { number: 1, json: "containerName", kind: Kind::String, flags: 0 },
@@ -2037,7 +2037,7 @@ pub(super) static API_BATCH_V1_PODFAILUREPOLICYONEXITCODESREQUIREMENT: Message =
     ],
 };
 
-pub(super) static API_BATCH_V1_PODFAILUREPOLICYONPODCONDITIONSPATTERN: Message = Message {
+pub(crate) static API_BATCH_V1_PODFAILUREPOLICYONPODCONDITIONSPATTERN: Message = Message {
     name: "k8s.io/api/batch/v1.PodFailurePolicyOnPodConditionsPattern",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -2045,7 +2045,7 @@ pub(super) static API_BATCH_V1_PODFAILUREPOLICYONPODCONDITIONSPATTERN: Message =
     ],
 };
 
-pub(super) static API_BATCH_V1_PODFAILUREPOLICYRULE: Message = Message {
+pub(crate) static API_BATCH_V1_PODFAILUREPOLICYRULE: Message = Message {
     name: "k8s.io/api/batch/v1.PodFailurePolicyRule",
     fields: &[
         Field { number: 1, json: "action", kind: Kind::String, flags: 0 },
@@ -2054,14 +2054,14 @@ pub(super) static API_BATCH_V1_PODFAILUREPOLICYRULE: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_SUCCESSPOLICY: Message = Message {
+pub(crate) static API_BATCH_V1_SUCCESSPOLICY: Message = Message {
     name: "k8s.io/api/batch/v1.SuccessPolicy",
     fields: &[
         Field { number: 1, json: "rules", kind: Kind::Message(&API_BATCH_V1_SUCCESSPOLICYRULE), flags: REPEATED },
     ],
 };
 
-pub(super) static API_BATCH_V1_SUCCESSPOLICYRULE: Message = Message {
+pub(crate) static API_BATCH_V1_SUCCESSPOLICYRULE: Message = Message {
     name: "k8s.io/api/batch/v1.SuccessPolicyRule",
     fields: &[
         Field { number: 1, json: "succeededIndexes", kind: Kind::String, flags: 0 },
@@ -2069,7 +2069,7 @@ pub(super) static API_BATCH_V1_SUCCESSPOLICYRULE: Message = Message {
     ],
 };
 
-pub(super) static API_BATCH_V1_UNCOUNTEDTERMINATEDPODS: Message = Message {
+pub(crate) static API_BATCH_V1_UNCOUNTEDTERMINATEDPODS: Message = Message {
     name: "k8s.io/api/batch/v1.UncountedTerminatedPods",
     fields: &[
         Field { number: 1, json: "succeeded", kind: Kind::String, flags: REPEATED },
@@ -2077,7 +2077,7 @@ pub(super) static API_BATCH_V1_UNCOUNTEDTERMINATEDPODS: Message = Message {
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1ALPHA1_CLUSTERTRUSTBUNDLE: Message = Message {
+pub(crate) static API_CERTIFICATES_V1ALPHA1_CLUSTERTRUSTBUNDLE: Message = Message {
     name: "k8s.io/api/certificates/v1alpha1.ClusterTrustBundle",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2085,7 +2085,7 @@ pub(super) static API_CERTIFICATES_V1ALPHA1_CLUSTERTRUSTBUNDLE: Message = Messag
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1ALPHA1_CLUSTERTRUSTBUNDLESPEC: Message = Message {
+pub(crate) static API_CERTIFICATES_V1ALPHA1_CLUSTERTRUSTBUNDLESPEC: Message = Message {
     name: "k8s.io/api/certificates/v1alpha1.ClusterTrustBundleSpec",
     fields: &[
         Field { number: 1, json: "signerName", kind: Kind::String, flags: OMIT_ZERO },
@@ -2093,7 +2093,7 @@ pub(super) static API_CERTIFICATES_V1ALPHA1_CLUSTERTRUSTBUNDLESPEC: Message = Me
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUEST: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUEST: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.CertificateSigningRequest",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2102,7 +2102,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUEST: Message = 
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTCONDITION: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTCONDITION: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.CertificateSigningRequestCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -2114,7 +2114,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTCONDITION: M
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTSPEC: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTSPEC: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.CertificateSigningRequestSpec",
     fields: &[
         Field { number: 1, json: "request", kind: Kind::Bytes, flags: 0 },
@@ -2128,7 +2128,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTSPEC: Messag
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTSTATUS: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTSTATUS: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.CertificateSigningRequestStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTCONDITION), flags: REPEATED },
@@ -2136,7 +2136,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_CERTIFICATESIGNINGREQUESTSTATUS: Mess
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_CLUSTERTRUSTBUNDLE: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_CLUSTERTRUSTBUNDLE: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.ClusterTrustBundle",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2144,7 +2144,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_CLUSTERTRUSTBUNDLE: Message = Message
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_CLUSTERTRUSTBUNDLESPEC: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_CLUSTERTRUSTBUNDLESPEC: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.ClusterTrustBundleSpec",
     fields: &[
         Field { number: 1, json: "signerName", kind: Kind::String, flags: OMIT_ZERO },
@@ -2152,7 +2152,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_CLUSTERTRUSTBUNDLESPEC: Message = Mes
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUEST: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUEST: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.PodCertificateRequest",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2161,7 +2161,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUEST: Message = Mess
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUESTSPEC: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUESTSPEC: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.PodCertificateRequestSpec",
     fields: &[
         Field { number: 1, json: "signerName", kind: Kind::String, flags: 0 },
@@ -2179,7 +2179,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUESTSPEC: Message = 
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUESTSTATUS: Message = Message {
+pub(crate) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUESTSTATUS: Message = Message {
     name: "k8s.io/api/certificates/v1beta1.PodCertificateRequestStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_CONDITION), flags: REPEATED },
@@ -2190,7 +2190,7 @@ pub(super) static API_CERTIFICATES_V1BETA1_PODCERTIFICATEREQUESTSTATUS: Message 
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUEST: Message = Message {
+pub(crate) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUEST: Message = Message {
     name: "k8s.io/api/certificates/v1.CertificateSigningRequest",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2199,7 +2199,7 @@ pub(super) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUEST: Message = Messa
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTCONDITION: Message = Message {
+pub(crate) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTCONDITION: Message = Message {
     name: "k8s.io/api/certificates/v1.CertificateSigningRequestCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -2211,7 +2211,7 @@ pub(super) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTCONDITION: Messag
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTSPEC: Message = Message {
+pub(crate) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTSPEC: Message = Message {
     name: "k8s.io/api/certificates/v1.CertificateSigningRequestSpec",
     fields: &[
         Field { number: 1, json: "request", kind: Kind::Bytes, flags: 0 },
@@ -2225,7 +2225,7 @@ pub(super) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTSPEC: Message = M
     ],
 };
 
-pub(super) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTSTATUS: Message = Message {
+pub(crate) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTSTATUS: Message = Message {
     name: "k8s.io/api/certificates/v1.CertificateSigningRequestStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTCONDITION), flags: REPEATED },
@@ -2233,7 +2233,7 @@ pub(super) static API_CERTIFICATES_V1_CERTIFICATESIGNINGREQUESTSTATUS: Message =
     ],
 };
 
-pub(super) static API_COORDINATION_V1ALPHA2_LEASECANDIDATE: Message = Message {
+pub(crate) static API_COORDINATION_V1ALPHA2_LEASECANDIDATE: Message = Message {
     name: "k8s.io/api/coordination/v1alpha2.LeaseCandidate",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2241,7 +2241,7 @@ pub(super) static API_COORDINATION_V1ALPHA2_LEASECANDIDATE: Message = Message {
     ],
 };
 
-pub(super) static API_COORDINATION_V1ALPHA2_LEASECANDIDATESPEC: Message = Message {
+pub(crate) static API_COORDINATION_V1ALPHA2_LEASECANDIDATESPEC: Message = Message {
     name: "k8s.io/api/coordination/v1alpha2.LeaseCandidateSpec",
     fields: &[
         Field { number: 1, json: "leaseName", kind: Kind::String, flags: 0 },
@@ -2253,7 +2253,7 @@ pub(super) static API_COORDINATION_V1ALPHA2_LEASECANDIDATESPEC: Message = Messag
     ],
 };
 
-pub(super) static API_COORDINATION_V1BETA1_LEASE: Message = Message {
+pub(crate) static API_COORDINATION_V1BETA1_LEASE: Message = Message {
     name: "k8s.io/api/coordination/v1beta1.Lease",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2261,7 +2261,7 @@ pub(super) static API_COORDINATION_V1BETA1_LEASE: Message = Message {
     ],
 };
 
-pub(super) static API_COORDINATION_V1BETA1_LEASECANDIDATE: Message = Message {
+pub(crate) static API_COORDINATION_V1BETA1_LEASECANDIDATE: Message = Message {
     name: "k8s.io/api/coordination/v1beta1.LeaseCandidate",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2269,7 +2269,7 @@ pub(super) static API_COORDINATION_V1BETA1_LEASECANDIDATE: Message = Message {
     ],
 };
 
-pub(super) static API_COORDINATION_V1BETA1_LEASECANDIDATESPEC: Message = Message {
+pub(crate) static API_COORDINATION_V1BETA1_LEASECANDIDATESPEC: Message = Message {
     name: "k8s.io/api/coordination/v1beta1.LeaseCandidateSpec",
     fields: &[
         Field { number: 1, json: "leaseName", kind: Kind::String, flags: 0 },
@@ -2281,7 +2281,7 @@ pub(super) static API_COORDINATION_V1BETA1_LEASECANDIDATESPEC: Message = Message
     ],
 };
 
-pub(super) static API_COORDINATION_V1BETA1_LEASESPEC: Message = Message {
+pub(crate) static API_COORDINATION_V1BETA1_LEASESPEC: Message = Message {
     name: "k8s.io/api/coordination/v1beta1.LeaseSpec",
     fields: &[
         Field { number: 1, json: "holderIdentity", kind: Kind::String, flags: 0 },
@@ -2294,7 +2294,7 @@ pub(super) static API_COORDINATION_V1BETA1_LEASESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_COORDINATION_V1_LEASE: Message = Message {
+pub(crate) static API_COORDINATION_V1_LEASE: Message = Message {
     name: "k8s.io/api/coordination/v1.Lease",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2302,7 +2302,7 @@ pub(super) static API_COORDINATION_V1_LEASE: Message = Message {
     ],
 };
 
-pub(super) static API_COORDINATION_V1_LEASESPEC: Message = Message {
+pub(crate) static API_COORDINATION_V1_LEASESPEC: Message = Message {
     name: "k8s.io/api/coordination/v1.LeaseSpec",
     fields: &[
         Field { number: 1, json: "holderIdentity", kind: Kind::String, flags: 0 },
@@ -2315,7 +2315,7 @@ pub(super) static API_COORDINATION_V1_LEASESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_AFFINITY: Message = Message {
+pub(crate) static API_CORE_V1_AFFINITY: Message = Message {
     name: "k8s.io/api/core/v1.Affinity",
     fields: &[
         Field { number: 1, json: "nodeAffinity", kind: Kind::Message(&API_CORE_V1_NODEAFFINITY), flags: 0 },
@@ -2324,7 +2324,7 @@ pub(super) static API_CORE_V1_AFFINITY: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_APPARMORPROFILE: Message = Message {
+pub(crate) static API_CORE_V1_APPARMORPROFILE: Message = Message {
     name: "k8s.io/api/core/v1.AppArmorProfile",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -2332,7 +2332,7 @@ pub(super) static API_CORE_V1_APPARMORPROFILE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ATTACHEDVOLUME: Message = Message {
+pub(crate) static API_CORE_V1_ATTACHEDVOLUME: Message = Message {
     name: "k8s.io/api/core/v1.AttachedVolume",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -2340,7 +2340,7 @@ pub(super) static API_CORE_V1_ATTACHEDVOLUME: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_AWSELASTICBLOCKSTOREVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_AWSELASTICBLOCKSTOREVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.AWSElasticBlockStoreVolumeSource",
     fields: &[
         Field { number: 1, json: "volumeID", kind: Kind::String, flags: 0 },
@@ -2350,7 +2350,7 @@ pub(super) static API_CORE_V1_AWSELASTICBLOCKSTOREVOLUMESOURCE: Message = Messag
     ],
 };
 
-pub(super) static API_CORE_V1_AZUREDISKVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_AZUREDISKVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.AzureDiskVolumeSource",
     fields: &[
         Field { number: 1, json: "diskName", kind: Kind::String, flags: 0 },
@@ -2362,7 +2362,7 @@ pub(super) static API_CORE_V1_AZUREDISKVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_AZUREFILEPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_AZUREFILEPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.AzureFilePersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "secretName", kind: Kind::String, flags: 0 },
@@ -2372,7 +2372,7 @@ pub(super) static API_CORE_V1_AZUREFILEPERSISTENTVOLUMESOURCE: Message = Message
     ],
 };
 
-pub(super) static API_CORE_V1_AZUREFILEVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_AZUREFILEVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.AzureFileVolumeSource",
     fields: &[
         Field { number: 1, json: "secretName", kind: Kind::String, flags: 0 },
@@ -2381,7 +2381,7 @@ pub(super) static API_CORE_V1_AZUREFILEVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CAPABILITIES: Message = Message {
+pub(crate) static API_CORE_V1_CAPABILITIES: Message = Message {
     name: "k8s.io/api/core/v1.Capabilities",
     fields: &[
         Field { number: 1, json: "add", kind: Kind::String, flags: REPEATED },
@@ -2389,7 +2389,7 @@ pub(super) static API_CORE_V1_CAPABILITIES: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CEPHFSPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CEPHFSPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.CephFSPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "monitors", kind: Kind::String, flags: REPEATED },
@@ -2401,7 +2401,7 @@ pub(super) static API_CORE_V1_CEPHFSPERSISTENTVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CEPHFSVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CEPHFSVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.CephFSVolumeSource",
     fields: &[
         Field { number: 1, json: "monitors", kind: Kind::String, flags: REPEATED },
@@ -2413,7 +2413,7 @@ pub(super) static API_CORE_V1_CEPHFSVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CINDERPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CINDERPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.CinderPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "volumeID", kind: Kind::String, flags: 0 },
@@ -2423,7 +2423,7 @@ pub(super) static API_CORE_V1_CINDERPERSISTENTVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CINDERVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CINDERVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.CinderVolumeSource",
     fields: &[
         Field { number: 1, json: "volumeID", kind: Kind::String, flags: 0 },
@@ -2433,14 +2433,14 @@ pub(super) static API_CORE_V1_CINDERVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CLIENTIPCONFIG: Message = Message {
+pub(crate) static API_CORE_V1_CLIENTIPCONFIG: Message = Message {
     name: "k8s.io/api/core/v1.ClientIPConfig",
     fields: &[
         Field { number: 1, json: "timeoutSeconds", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_CLUSTERTRUSTBUNDLEPROJECTION: Message = Message {
+pub(crate) static API_CORE_V1_CLUSTERTRUSTBUNDLEPROJECTION: Message = Message {
     name: "k8s.io/api/core/v1.ClusterTrustBundleProjection",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -2451,7 +2451,7 @@ pub(super) static API_CORE_V1_CLUSTERTRUSTBUNDLEPROJECTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_COMPONENTCONDITION: Message = Message {
+pub(crate) static API_CORE_V1_COMPONENTCONDITION: Message = Message {
     name: "k8s.io/api/core/v1.ComponentCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -2461,7 +2461,7 @@ pub(super) static API_CORE_V1_COMPONENTCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_COMPONENTSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_COMPONENTSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.ComponentStatus",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2469,7 +2469,7 @@ pub(super) static API_CORE_V1_COMPONENTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONFIGMAP: Message = Message {
+pub(crate) static API_CORE_V1_CONFIGMAP: Message = Message {
     name: "k8s.io/api/core/v1.ConfigMap",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2479,7 +2479,7 @@ pub(super) static API_CORE_V1_CONFIGMAP: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONFIGMAPENVSOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CONFIGMAPENVSOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ConfigMapEnvSource",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_LOCALOBJECTREFERENCE), flags: 0 },
@@ -2487,7 +2487,7 @@ pub(super) static API_CORE_V1_CONFIGMAPENVSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONFIGMAPKEYSELECTOR: Message = Message {
+pub(crate) static API_CORE_V1_CONFIGMAPKEYSELECTOR: Message = Message {
     name: "k8s.io/api/core/v1.ConfigMapKeySelector",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_LOCALOBJECTREFERENCE), flags: 0 },
@@ -2496,7 +2496,7 @@ pub(super) static API_CORE_V1_CONFIGMAPKEYSELECTOR: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONFIGMAPNODECONFIGSOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CONFIGMAPNODECONFIGSOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ConfigMapNodeConfigSource",
     fields: &[
         Field { number: 1, json: "namespace", kind: Kind::String, flags: 0 },
@@ -2507,7 +2507,7 @@ pub(super) static API_CORE_V1_CONFIGMAPNODECONFIGSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONFIGMAPPROJECTION: Message = Message {
+pub(crate) static API_CORE_V1_CONFIGMAPPROJECTION: Message = Message {
     name: "k8s.io/api/core/v1.ConfigMapProjection",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_LOCALOBJECTREFERENCE), flags: 0 },
@@ -2516,7 +2516,7 @@ pub(super) static API_CORE_V1_CONFIGMAPPROJECTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONFIGMAPVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CONFIGMAPVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ConfigMapVolumeSource",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_LOCALOBJECTREFERENCE), flags: 0 },
@@ -2526,7 +2526,7 @@ pub(super) static API_CORE_V1_CONFIGMAPVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINER: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINER: Message = Message {
     name: "k8s.io/api/core/v1.Container",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -2557,7 +2557,7 @@ pub(super) static API_CORE_V1_CONTAINER: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINEREXTENDEDRESOURCEREQUEST: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINEREXTENDEDRESOURCEREQUEST: Message = Message {
     name: "k8s.io/api/core/v1.ContainerExtendedResourceRequest",
     fields: &[
         Field { number: 1, json: "containerName", kind: Kind::String, flags: 0 },
@@ -2566,7 +2566,7 @@ pub(super) static API_CORE_V1_CONTAINEREXTENDEDRESOURCEREQUEST: Message = Messag
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERIMAGE: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERIMAGE: Message = Message {
     name: "k8s.io/api/core/v1.ContainerImage",
     fields: &[
         Field { number: 1, json: "names", kind: Kind::String, flags: REPEATED },
@@ -2574,7 +2574,7 @@ pub(super) static API_CORE_V1_CONTAINERIMAGE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERPORT: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERPORT: Message = Message {
     name: "k8s.io/api/core/v1.ContainerPort",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -2585,7 +2585,7 @@ pub(super) static API_CORE_V1_CONTAINERPORT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERRESIZEPOLICY: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERRESIZEPOLICY: Message = Message {
     name: "k8s.io/api/core/v1.ContainerResizePolicy",
     fields: &[
         Field { number: 1, json: "resourceName", kind: Kind::String, flags: 0 },
@@ -2593,7 +2593,7 @@ pub(super) static API_CORE_V1_CONTAINERRESIZEPOLICY: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERRESTARTRULE: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERRESTARTRULE: Message = Message {
     name: "k8s.io/api/core/v1.ContainerRestartRule",
     fields: &[
         Field { number: 1, json: "action", kind: Kind::String, flags: OMIT_ZERO },
@@ -2601,7 +2601,7 @@ pub(super) static API_CORE_V1_CONTAINERRESTARTRULE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERRESTARTRULEONEXITCODES: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERRESTARTRULEONEXITCODES: Message = Message {
     name: "k8s.io/api/core/v1.ContainerRestartRuleOnExitCodes",
     fields: &[
         Field { number: 1, json: "operator", kind: Kind::String, flags: OMIT_ZERO },
@@ -2609,7 +2609,7 @@ pub(super) static API_CORE_V1_CONTAINERRESTARTRULEONEXITCODES: Message = Message
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERSTATE: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERSTATE: Message = Message {
     name: "k8s.io/api/core/v1.ContainerState",
     fields: &[
         Field { number: 1, json: "waiting", kind: Kind::Message(&API_CORE_V1_CONTAINERSTATEWAITING), flags: 0 },
@@ -2618,14 +2618,14 @@ pub(super) static API_CORE_V1_CONTAINERSTATE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERSTATERUNNING: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERSTATERUNNING: Message = Message {
     name: "k8s.io/api/core/v1.ContainerStateRunning",
     fields: &[
         Field { number: 1, json: "startedAt", kind: Kind::Time, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERSTATETERMINATED: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERSTATETERMINATED: Message = Message {
     name: "k8s.io/api/core/v1.ContainerStateTerminated",
     fields: &[
         Field { number: 1, json: "exitCode", kind: Kind::Int, flags: 0 },
@@ -2638,7 +2638,7 @@ pub(super) static API_CORE_V1_CONTAINERSTATETERMINATED: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERSTATEWAITING: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERSTATEWAITING: Message = Message {
     name: "k8s.io/api/core/v1.ContainerStateWaiting",
     fields: &[
         Field { number: 1, json: "reason", kind: Kind::String, flags: OMIT_ZERO },
@@ -2646,7 +2646,7 @@ pub(super) static API_CORE_V1_CONTAINERSTATEWAITING: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.ContainerStatus",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -2667,14 +2667,14 @@ pub(super) static API_CORE_V1_CONTAINERSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CONTAINERUSER: Message = Message {
+pub(crate) static API_CORE_V1_CONTAINERUSER: Message = Message {
     name: "k8s.io/api/core/v1.ContainerUser",
     fields: &[
         Field { number: 1, json: "linux", kind: Kind::Message(&API_CORE_V1_LINUXCONTAINERUSER), flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_CSIPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CSIPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.CSIPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -2690,7 +2690,7 @@ pub(super) static API_CORE_V1_CSIPERSISTENTVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_CSIVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_CSIVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.CSIVolumeSource",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -2701,21 +2701,21 @@ pub(super) static API_CORE_V1_CSIVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_DAEMONENDPOINT: Message = Message {
+pub(crate) static API_CORE_V1_DAEMONENDPOINT: Message = Message {
     name: "k8s.io/api/core/v1.DaemonEndpoint",
     fields: &[
         Field { number: 1, json: "Port", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_DOWNWARDAPIPROJECTION: Message = Message {
+pub(crate) static API_CORE_V1_DOWNWARDAPIPROJECTION: Message = Message {
     name: "k8s.io/api/core/v1.DownwardAPIProjection",
     fields: &[
         Field { number: 1, json: "items", kind: Kind::Message(&API_CORE_V1_DOWNWARDAPIVOLUMEFILE), flags: REPEATED },
     ],
 };
 
-pub(super) static API_CORE_V1_DOWNWARDAPIVOLUMEFILE: Message = Message {
+pub(crate) static API_CORE_V1_DOWNWARDAPIVOLUMEFILE: Message = Message {
     name: "k8s.io/api/core/v1.DownwardAPIVolumeFile",
     fields: &[
         Field { number: 1, json: "path", kind: Kind::String, flags: 0 },
@@ -2725,7 +2725,7 @@ pub(super) static API_CORE_V1_DOWNWARDAPIVOLUMEFILE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_DOWNWARDAPIVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_DOWNWARDAPIVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.DownwardAPIVolumeSource",
     fields: &[
         Field { number: 1, json: "items", kind: Kind::Message(&API_CORE_V1_DOWNWARDAPIVOLUMEFILE), flags: REPEATED },
@@ -2733,7 +2733,7 @@ pub(super) static API_CORE_V1_DOWNWARDAPIVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_EMPTYDIRVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_EMPTYDIRVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.EmptyDirVolumeSource",
     fields: &[
         Field { number: 1, json: "medium", kind: Kind::String, flags: OMIT_ZERO },
@@ -2741,7 +2741,7 @@ pub(super) static API_CORE_V1_EMPTYDIRVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ENDPOINTADDRESS: Message = Message {
+pub(crate) static API_CORE_V1_ENDPOINTADDRESS: Message = Message {
     name: "k8s.io/api/core/v1.EndpointAddress",
     fields: &[
         Field { number: 1, json: "ip", kind: Kind::String, flags: 0 },
@@ -2751,7 +2751,7 @@ pub(super) static API_CORE_V1_ENDPOINTADDRESS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ENDPOINTPORT: Message = Message {
+pub(crate) static API_CORE_V1_ENDPOINTPORT: Message = Message {
     name: "k8s.io/api/core/v1.EndpointPort",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -2761,7 +2761,7 @@ pub(super) static API_CORE_V1_ENDPOINTPORT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ENDPOINTS: Message = Message {
+pub(crate) static API_CORE_V1_ENDPOINTS: Message = Message {
     name: "k8s.io/api/core/v1.Endpoints",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2769,7 +2769,7 @@ pub(super) static API_CORE_V1_ENDPOINTS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ENDPOINTSUBSET: Message = Message {
+pub(crate) static API_CORE_V1_ENDPOINTSUBSET: Message = Message {
     name: "k8s.io/api/core/v1.EndpointSubset",
     fields: &[
         Field { number: 1, json: "addresses", kind: Kind::Message(&API_CORE_V1_ENDPOINTADDRESS), flags: REPEATED },
@@ -2778,7 +2778,7 @@ pub(super) static API_CORE_V1_ENDPOINTSUBSET: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ENVFROMSOURCE: Message = Message {
+pub(crate) static API_CORE_V1_ENVFROMSOURCE: Message = Message {
     name: "k8s.io/api/core/v1.EnvFromSource",
     fields: &[
         Field { number: 1, json: "prefix", kind: Kind::String, flags: OMIT_ZERO },
@@ -2787,7 +2787,7 @@ pub(super) static API_CORE_V1_ENVFROMSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ENVVAR: Message = Message {
+pub(crate) static API_CORE_V1_ENVVAR: Message = Message {
     name: "k8s.io/api/core/v1.EnvVar",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -2796,7 +2796,7 @@ pub(super) static API_CORE_V1_ENVVAR: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ENVVARSOURCE: Message = Message {
+pub(crate) static API_CORE_V1_ENVVARSOURCE: Message = Message {
     name: "k8s.io/api/core/v1.EnvVarSource",
     fields: &[
         Field { number: 1, json: "fieldRef", kind: Kind::Message(&API_CORE_V1_OBJECTFIELDSELECTOR), flags: 0 },
@@ -2807,7 +2807,7 @@ pub(super) static API_CORE_V1_ENVVARSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_EPHEMERALCONTAINER: Message = Message {
+pub(crate) static API_CORE_V1_EPHEMERALCONTAINER: Message = Message {
     name: "k8s.io/api/core/v1.EphemeralContainer",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_EPHEMERALCONTAINERCOMMON), flags: 0 },
@@ -2815,7 +2815,7 @@ pub(super) static API_CORE_V1_EPHEMERALCONTAINER: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_EPHEMERALCONTAINERCOMMON: Message = Message {
+pub(crate) static API_CORE_V1_EPHEMERALCONTAINERCOMMON: Message = Message {
     name: "k8s.io/api/core/v1.EphemeralContainerCommon",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -2846,14 +2846,14 @@ pub(super) static API_CORE_V1_EPHEMERALCONTAINERCOMMON: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_EPHEMERALVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_EPHEMERALVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.EphemeralVolumeSource",
     fields: &[
         Field { number: 1, json: "volumeClaimTemplate", kind: Kind::Message(&API_CORE_V1_PERSISTENTVOLUMECLAIMTEMPLATE), flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_EVENT: Message = Message {
+pub(crate) static API_CORE_V1_EVENT: Message = Message {
     name: "k8s.io/api/core/v1.Event",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -2874,7 +2874,7 @@ pub(super) static API_CORE_V1_EVENT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_EVENTSERIES: Message = Message {
+pub(crate) static API_CORE_V1_EVENTSERIES: Message = Message {
     name: "k8s.io/api/core/v1.EventSeries",
     fields: &[
         Field { number: 1, json: "count", kind: Kind::Int, flags: OMIT_ZERO },
@@ -2882,7 +2882,7 @@ pub(super) static API_CORE_V1_EVENTSERIES: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_EVENTSOURCE: Message = Message {
+pub(crate) static API_CORE_V1_EVENTSOURCE: Message = Message {
     name: "k8s.io/api/core/v1.EventSource",
     fields: &[
         Field { number: 1, json: "component", kind: Kind::String, flags: OMIT_ZERO },
@@ -2890,14 +2890,14 @@ pub(super) static API_CORE_V1_EVENTSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_EXECACTION: Message = Message {
+pub(crate) static API_CORE_V1_EXECACTION: Message = Message {
     name: "k8s.io/api/core/v1.ExecAction",
     fields: &[
         Field { number: 1, json: "command", kind: Kind::String, flags: REPEATED },
     ],
 };
 
-pub(super) static API_CORE_V1_FCVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_FCVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.FCVolumeSource",
     fields: &[
         Field { number: 1, json: "targetWWNs", kind: Kind::String, flags: REPEATED },
@@ -2908,7 +2908,7 @@ pub(super) static API_CORE_V1_FCVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_FILEKEYSELECTOR: Message = Message {
+pub(crate) static API_CORE_V1_FILEKEYSELECTOR: Message = Message {
     name: "k8s.io/api/core/v1.FileKeySelector",
     fields: &[
         Field { number: 1, json: "volumeName", kind: Kind::String, flags: 0 },
@@ -2918,7 +2918,7 @@ pub(super) static API_CORE_V1_FILEKEYSELECTOR: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_FLEXPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_FLEXPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.FlexPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -2929,7 +2929,7 @@ pub(super) static API_CORE_V1_FLEXPERSISTENTVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_FLEXVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_FLEXVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.FlexVolumeSource",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -2940,7 +2940,7 @@ pub(super) static API_CORE_V1_FLEXVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_FLOCKERVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_FLOCKERVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.FlockerVolumeSource",
     fields: &[
         Field { number: 1, json: "datasetName", kind: Kind::String, flags: OMIT_ZERO },
@@ -2948,7 +2948,7 @@ pub(super) static API_CORE_V1_FLOCKERVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_GCEPERSISTENTDISKVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_GCEPERSISTENTDISKVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.GCEPersistentDiskVolumeSource",
     fields: &[
         Field { number: 1, json: "pdName", kind: Kind::String, flags: 0 },
@@ -2958,7 +2958,7 @@ pub(super) static API_CORE_V1_GCEPERSISTENTDISKVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_GITREPOVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_GITREPOVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.GitRepoVolumeSource",
     fields: &[
         Field { number: 1, json: "repository", kind: Kind::String, flags: 0 },
@@ -2967,7 +2967,7 @@ pub(super) static API_CORE_V1_GITREPOVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_GLUSTERFSPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_GLUSTERFSPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.GlusterfsPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "endpoints", kind: Kind::String, flags: 0 },
@@ -2977,7 +2977,7 @@ pub(super) static API_CORE_V1_GLUSTERFSPERSISTENTVOLUMESOURCE: Message = Message
     ],
 };
 
-pub(super) static API_CORE_V1_GLUSTERFSVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_GLUSTERFSVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.GlusterfsVolumeSource",
     fields: &[
         Field { number: 1, json: "endpoints", kind: Kind::String, flags: 0 },
@@ -2986,7 +2986,7 @@ pub(super) static API_CORE_V1_GLUSTERFSVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_GRPCACTION: Message = Message {
+pub(crate) static API_CORE_V1_GRPCACTION: Message = Message {
     name: "k8s.io/api/core/v1.GRPCAction",
     fields: &[
         Field { number: 1, json: "port", kind: Kind::Int, flags: 0 },
@@ -2994,7 +2994,7 @@ pub(super) static API_CORE_V1_GRPCACTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_HOSTALIAS: Message = Message {
+pub(crate) static API_CORE_V1_HOSTALIAS: Message = Message {
     name: "k8s.io/api/core/v1.HostAlias",
     fields: &[
         Field { number: 1, json: "ip", kind: Kind::String, flags: 0 },
@@ -3002,14 +3002,14 @@ pub(super) static API_CORE_V1_HOSTALIAS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_HOSTIP: Message = Message {
+pub(crate) static API_CORE_V1_HOSTIP: Message = Message {
     name: "k8s.io/api/core/v1.HostIP",
     fields: &[
         Field { number: 1, json: "ip", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_HOSTPATHVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_HOSTPATHVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.HostPathVolumeSource",
     fields: &[
         Field { number: 1, json: "path", kind: Kind::String, flags: 0 },
@@ -3017,7 +3017,7 @@ pub(super) static API_CORE_V1_HOSTPATHVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_HTTPGETACTION: Message = Message {
+pub(crate) static API_CORE_V1_HTTPGETACTION: Message = Message {
     name: "k8s.io/api/core/v1.HTTPGetAction",
     fields: &[
         Field { number: 1, json: "path", kind: Kind::String, flags: OMIT_ZERO },
@@ -3028,7 +3028,7 @@ pub(super) static API_CORE_V1_HTTPGETACTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_HTTPHEADER: Message = Message {
+pub(crate) static API_CORE_V1_HTTPHEADER: Message = Message {
     name: "k8s.io/api/core/v1.HTTPHeader",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -3036,7 +3036,7 @@ pub(super) static API_CORE_V1_HTTPHEADER: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_IMAGEVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_IMAGEVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ImageVolumeSource",
     fields: &[
         Field { number: 1, json: "reference", kind: Kind::String, flags: OMIT_ZERO },
@@ -3044,14 +3044,14 @@ pub(super) static API_CORE_V1_IMAGEVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_IMAGEVOLUMESTATUS: Message = Message {
+pub(crate) static API_CORE_V1_IMAGEVOLUMESTATUS: Message = Message {
     name: "k8s.io/api/core/v1.ImageVolumeStatus",
     fields: &[
         Field { number: 1, json: "imageRef", kind: Kind::String, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_CORE_V1_ISCSIPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_ISCSIPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ISCSIPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "targetPortal", kind: Kind::String, flags: 0 },
@@ -3068,7 +3068,7 @@ pub(super) static API_CORE_V1_ISCSIPERSISTENTVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_ISCSIVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_ISCSIVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ISCSIVolumeSource",
     fields: &[
         Field { number: 1, json: "targetPortal", kind: Kind::String, flags: 0 },
@@ -3085,7 +3085,7 @@ pub(super) static API_CORE_V1_ISCSIVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_KEYTOPATH: Message = Message {
+pub(crate) static API_CORE_V1_KEYTOPATH: Message = Message {
     name: "k8s.io/api/core/v1.KeyToPath",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -3094,7 +3094,7 @@ pub(super) static API_CORE_V1_KEYTOPATH: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_LIFECYCLE: Message = Message {
+pub(crate) static API_CORE_V1_LIFECYCLE: Message = Message {
     name: "k8s.io/api/core/v1.Lifecycle",
     fields: &[
         Field { number: 1, json: "postStart", kind: Kind::Message(&API_CORE_V1_LIFECYCLEHANDLER), flags: 0 },
@@ -3103,7 +3103,7 @@ pub(super) static API_CORE_V1_LIFECYCLE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_LIFECYCLEHANDLER: Message = Message {
+pub(crate) static API_CORE_V1_LIFECYCLEHANDLER: Message = Message {
     name: "k8s.io/api/core/v1.LifecycleHandler",
     fields: &[
         Field { number: 1, json: "exec", kind: Kind::Message(&API_CORE_V1_EXECACTION), flags: 0 },
@@ -3113,7 +3113,7 @@ pub(super) static API_CORE_V1_LIFECYCLEHANDLER: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_LIMITRANGE: Message = Message {
+pub(crate) static API_CORE_V1_LIMITRANGE: Message = Message {
     name: "k8s.io/api/core/v1.LimitRange",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3121,7 +3121,7 @@ pub(super) static API_CORE_V1_LIMITRANGE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_LIMITRANGEITEM: Message = Message {
+pub(crate) static API_CORE_V1_LIMITRANGEITEM: Message = Message {
     name: "k8s.io/api/core/v1.LimitRangeItem",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -3133,14 +3133,14 @@ pub(super) static API_CORE_V1_LIMITRANGEITEM: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_LIMITRANGESPEC: Message = Message {
+pub(crate) static API_CORE_V1_LIMITRANGESPEC: Message = Message {
     name: "k8s.io/api/core/v1.LimitRangeSpec",
     fields: &[
         Field { number: 1, json: "limits", kind: Kind::Message(&API_CORE_V1_LIMITRANGEITEM), flags: REPEATED },
     ],
 };
 
-pub(super) static API_CORE_V1_LINUXCONTAINERUSER: Message = Message {
+pub(crate) static API_CORE_V1_LINUXCONTAINERUSER: Message = Message {
     name: "k8s.io/api/core/v1.LinuxContainerUser",
     fields: &[
         Field { number: 1, json: "uid", kind: Kind::Int, flags: 0 },
@@ -3149,7 +3149,7 @@ pub(super) static API_CORE_V1_LINUXCONTAINERUSER: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_LOADBALANCERINGRESS: Message = Message {
+pub(crate) static API_CORE_V1_LOADBALANCERINGRESS: Message = Message {
     name: "k8s.io/api/core/v1.LoadBalancerIngress",
     fields: &[
         Field { number: 1, json: "ip", kind: Kind::String, flags: OMIT_ZERO },
@@ -3159,21 +3159,21 @@ pub(super) static API_CORE_V1_LOADBALANCERINGRESS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_LOADBALANCERSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_LOADBALANCERSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.LoadBalancerStatus",
     fields: &[
         Field { number: 1, json: "ingress", kind: Kind::Message(&API_CORE_V1_LOADBALANCERINGRESS), flags: REPEATED },
     ],
 };
 
-pub(super) static API_CORE_V1_LOCALOBJECTREFERENCE: Message = Message {
+pub(crate) static API_CORE_V1_LOCALOBJECTREFERENCE: Message = Message {
     name: "k8s.io/api/core/v1.LocalObjectReference",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_CORE_V1_LOCALVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_LOCALVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.LocalVolumeSource",
     fields: &[
         Field { number: 1, json: "path", kind: Kind::String, flags: 0 },
@@ -3181,7 +3181,7 @@ pub(super) static API_CORE_V1_LOCALVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_MODIFYVOLUMESTATUS: Message = Message {
+pub(crate) static API_CORE_V1_MODIFYVOLUMESTATUS: Message = Message {
     name: "k8s.io/api/core/v1.ModifyVolumeStatus",
     fields: &[
         Field { number: 1, json: "targetVolumeAttributesClassName", kind: Kind::String, flags: OMIT_ZERO },
@@ -3189,7 +3189,7 @@ pub(super) static API_CORE_V1_MODIFYVOLUMESTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NAMESPACE: Message = Message {
+pub(crate) static API_CORE_V1_NAMESPACE: Message = Message {
     name: "k8s.io/api/core/v1.Namespace",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3198,7 +3198,7 @@ pub(super) static API_CORE_V1_NAMESPACE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NAMESPACECONDITION: Message = Message {
+pub(crate) static API_CORE_V1_NAMESPACECONDITION: Message = Message {
     name: "k8s.io/api/core/v1.NamespaceCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -3209,14 +3209,14 @@ pub(super) static API_CORE_V1_NAMESPACECONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NAMESPACESPEC: Message = Message {
+pub(crate) static API_CORE_V1_NAMESPACESPEC: Message = Message {
     name: "k8s.io/api/core/v1.NamespaceSpec",
     fields: &[
         Field { number: 1, json: "finalizers", kind: Kind::String, flags: REPEATED },
     ],
 };
 
-pub(super) static API_CORE_V1_NAMESPACESTATUS: Message = Message {
+pub(crate) static API_CORE_V1_NAMESPACESTATUS: Message = Message {
     name: "k8s.io/api/core/v1.NamespaceStatus",
     fields: &[
         Field { number: 1, json: "phase", kind: Kind::String, flags: OMIT_ZERO },
@@ -3224,7 +3224,7 @@ pub(super) static API_CORE_V1_NAMESPACESTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NFSVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_NFSVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.NFSVolumeSource",
     fields: &[
         Field { number: 1, json: "server", kind: Kind::String, flags: 0 },
@@ -3233,7 +3233,7 @@ pub(super) static API_CORE_V1_NFSVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODE: Message = Message {
+pub(crate) static API_CORE_V1_NODE: Message = Message {
     name: "k8s.io/api/core/v1.Node",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3242,7 +3242,7 @@ pub(super) static API_CORE_V1_NODE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODEADDRESS: Message = Message {
+pub(crate) static API_CORE_V1_NODEADDRESS: Message = Message {
     name: "k8s.io/api/core/v1.NodeAddress",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -3250,7 +3250,7 @@ pub(super) static API_CORE_V1_NODEADDRESS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODEAFFINITY: Message = Message {
+pub(crate) static API_CORE_V1_NODEAFFINITY: Message = Message {
     name: "k8s.io/api/core/v1.NodeAffinity",
     fields: &[
         Field { number: 1, json: "requiredDuringSchedulingIgnoredDuringExecution", kind: Kind::Message(&API_CORE_V1_NODESELECTOR), flags: 0 },
@@ -3258,7 +3258,7 @@ pub(super) static API_CORE_V1_NODEAFFINITY: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODEALLOCATABLERESOURCECLAIMSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_NODEALLOCATABLERESOURCECLAIMSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.NodeAllocatableResourceClaimStatus",
     fields: &[
         Field { number: 1, json: "resourceClaimName", kind: Kind::String, flags: 0 },
@@ -3267,7 +3267,7 @@ pub(super) static API_CORE_V1_NODEALLOCATABLERESOURCECLAIMSTATUS: Message = Mess
     ],
 };
 
-pub(super) static API_CORE_V1_NODECONDITION: Message = Message {
+pub(crate) static API_CORE_V1_NODECONDITION: Message = Message {
     name: "k8s.io/api/core/v1.NodeCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -3279,14 +3279,14 @@ pub(super) static API_CORE_V1_NODECONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODECONFIGSOURCE: Message = Message {
+pub(crate) static API_CORE_V1_NODECONFIGSOURCE: Message = Message {
     name: "k8s.io/api/core/v1.NodeConfigSource",
     fields: &[
         Field { number: 2, json: "configMap", kind: Kind::Message(&API_CORE_V1_CONFIGMAPNODECONFIGSOURCE), flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_NODECONFIGSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_NODECONFIGSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.NodeConfigStatus",
     fields: &[
         Field { number: 1, json: "assigned", kind: Kind::Message(&API_CORE_V1_NODECONFIGSOURCE), flags: 0 },
@@ -3296,21 +3296,21 @@ pub(super) static API_CORE_V1_NODECONFIGSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODEDAEMONENDPOINTS: Message = Message {
+pub(crate) static API_CORE_V1_NODEDAEMONENDPOINTS: Message = Message {
     name: "k8s.io/api/core/v1.NodeDaemonEndpoints",
     fields: &[
         Field { number: 1, json: "kubeletEndpoint", kind: Kind::Message(&API_CORE_V1_DAEMONENDPOINT), flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_NODEFEATURES: Message = Message {
+pub(crate) static API_CORE_V1_NODEFEATURES: Message = Message {
     name: "k8s.io/api/core/v1.NodeFeatures",
     fields: &[
         Field { number: 1, json: "supplementalGroupsPolicy", kind: Kind::Bool, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_NODERUNTIMEHANDLER: Message = Message {
+pub(crate) static API_CORE_V1_NODERUNTIMEHANDLER: Message = Message {
     name: "k8s.io/api/core/v1.NodeRuntimeHandler",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -3318,7 +3318,7 @@ pub(super) static API_CORE_V1_NODERUNTIMEHANDLER: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODERUNTIMEHANDLERFEATURES: Message = Message {
+pub(crate) static API_CORE_V1_NODERUNTIMEHANDLERFEATURES: Message = Message {
     name: "k8s.io/api/core/v1.NodeRuntimeHandlerFeatures",
     fields: &[
         Field { number: 1, json: "recursiveReadOnlyMounts", kind: Kind::Bool, flags: 0 },
@@ -3326,14 +3326,14 @@ pub(super) static API_CORE_V1_NODERUNTIMEHANDLERFEATURES: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODESELECTOR: Message = Message {
+pub(crate) static API_CORE_V1_NODESELECTOR: Message = Message {
     name: "k8s.io/api/core/v1.NodeSelector",
     fields: &[
         Field { number: 1, json: "nodeSelectorTerms", kind: Kind::Message(&API_CORE_V1_NODESELECTORTERM), flags: REPEATED },
     ],
 };
 
-pub(super) static API_CORE_V1_NODESELECTORREQUIREMENT: Message = Message {
+pub(crate) static API_CORE_V1_NODESELECTORREQUIREMENT: Message = Message {
     name: "k8s.io/api/core/v1.NodeSelectorRequirement",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -3342,7 +3342,7 @@ pub(super) static API_CORE_V1_NODESELECTORREQUIREMENT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODESELECTORTERM: Message = Message {
+pub(crate) static API_CORE_V1_NODESELECTORTERM: Message = Message {
     name: "k8s.io/api/core/v1.NodeSelectorTerm",
     fields: &[
         Field { number: 1, json: "matchExpressions", kind: Kind::Message(&API_CORE_V1_NODESELECTORREQUIREMENT), flags: REPEATED },
@@ -3350,7 +3350,7 @@ pub(super) static API_CORE_V1_NODESELECTORTERM: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODESPEC: Message = Message {
+pub(crate) static API_CORE_V1_NODESPEC: Message = Message {
     name: "k8s.io/api/core/v1.NodeSpec",
     fields: &[
         Field { number: 1, json: "podCIDR", kind: Kind::String, flags: OMIT_ZERO },
@@ -3363,7 +3363,7 @@ pub(super) static API_CORE_V1_NODESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODESTATUS: Message = Message {
+pub(crate) static API_CORE_V1_NODESTATUS: Message = Message {
     name: "k8s.io/api/core/v1.NodeStatus",
     fields: &[
         Field { number: 1, json: "capacity", kind: Kind::Map(&Kind::Quantity), flags: 0 },
@@ -3383,14 +3383,14 @@ pub(super) static API_CORE_V1_NODESTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_NODESWAPSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_NODESWAPSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.NodeSwapStatus",
     fields: &[
         Field { number: 1, json: "capacity", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_NODESYSTEMINFO: Message = Message {
+pub(crate) static API_CORE_V1_NODESYSTEMINFO: Message = Message {
     name: "k8s.io/api/core/v1.NodeSystemInfo",
     fields: &[
         Field { number: 1, json: "machineID", kind: Kind::String, flags: 0 },
@@ -3407,7 +3407,7 @@ pub(super) static API_CORE_V1_NODESYSTEMINFO: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_OBJECTFIELDSELECTOR: Message = Message {
+pub(crate) static API_CORE_V1_OBJECTFIELDSELECTOR: Message = Message {
     name: "k8s.io/api/core/v1.ObjectFieldSelector",
     fields: &[
         Field { number: 1, json: "apiVersion", kind: Kind::String, flags: OMIT_ZERO },
@@ -3415,7 +3415,7 @@ pub(super) static API_CORE_V1_OBJECTFIELDSELECTOR: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_OBJECTREFERENCE: Message = Message {
+pub(crate) static API_CORE_V1_OBJECTREFERENCE: Message = Message {
     name: "k8s.io/api/core/v1.ObjectReference",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: OMIT_ZERO },
@@ -3428,7 +3428,7 @@ pub(super) static API_CORE_V1_OBJECTREFERENCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUME: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUME: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolume",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3437,7 +3437,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUME: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIM: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMECLAIM: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeClaim",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3446,7 +3446,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMCONDITION: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMECLAIMCONDITION: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeClaimCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -3458,7 +3458,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMCONDITION: Message = Message 
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMSPEC: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMECLAIMSPEC: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeClaimSpec",
     fields: &[
         Field { number: 1, json: "accessModes", kind: Kind::String, flags: REPEATED },
@@ -3473,7 +3473,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMECLAIMSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeClaimStatus",
     fields: &[
         Field { number: 1, json: "phase", kind: Kind::String, flags: OMIT_ZERO },
@@ -3487,7 +3487,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMTEMPLATE: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMECLAIMTEMPLATE: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeClaimTemplate",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3495,7 +3495,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMTEMPLATE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMECLAIMVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeClaimVolumeSource",
     fields: &[
         Field { number: 1, json: "claimName", kind: Kind::String, flags: 0 },
@@ -3503,7 +3503,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMECLAIMVOLUMESOURCE: Message = Messa
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "gcePersistentDisk", kind: Kind::Message(&API_CORE_V1_GCEPERSISTENTDISKVOLUMESOURCE), flags: 0 },
@@ -3531,7 +3531,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMESPEC: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMESPEC: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeSpec",
     fields: &[
         Field { number: 1, json: "capacity", kind: Kind::Map(&Kind::Quantity), flags: 0 },
@@ -3547,7 +3547,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PERSISTENTVOLUMESTATUS: Message = Message {
+pub(crate) static API_CORE_V1_PERSISTENTVOLUMESTATUS: Message = Message {
     name: "k8s.io/api/core/v1.PersistentVolumeStatus",
     fields: &[
         Field { number: 1, json: "phase", kind: Kind::String, flags: OMIT_ZERO },
@@ -3557,7 +3557,7 @@ pub(super) static API_CORE_V1_PERSISTENTVOLUMESTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PHOTONPERSISTENTDISKVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_PHOTONPERSISTENTDISKVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.PhotonPersistentDiskVolumeSource",
     fields: &[
         Field { number: 1, json: "pdID", kind: Kind::String, flags: 0 },
@@ -3565,7 +3565,7 @@ pub(super) static API_CORE_V1_PHOTONPERSISTENTDISKVOLUMESOURCE: Message = Messag
     ],
 };
 
-pub(super) static API_CORE_V1_POD: Message = Message {
+pub(crate) static API_CORE_V1_POD: Message = Message {
     name: "k8s.io/api/core/v1.Pod",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3574,7 +3574,7 @@ pub(super) static API_CORE_V1_POD: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODAFFINITY: Message = Message {
+pub(crate) static API_CORE_V1_PODAFFINITY: Message = Message {
     name: "k8s.io/api/core/v1.PodAffinity",
     fields: &[
         Field { number: 1, json: "requiredDuringSchedulingIgnoredDuringExecution", kind: Kind::Message(&API_CORE_V1_PODAFFINITYTERM), flags: REPEATED },
@@ -3582,7 +3582,7 @@ pub(super) static API_CORE_V1_PODAFFINITY: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODAFFINITYTERM: Message = Message {
+pub(crate) static API_CORE_V1_PODAFFINITYTERM: Message = Message {
     name: "k8s.io/api/core/v1.PodAffinityTerm",
     fields: &[
         Field { number: 1, json: "labelSelector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -3594,7 +3594,7 @@ pub(super) static API_CORE_V1_PODAFFINITYTERM: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODANTIAFFINITY: Message = Message {
+pub(crate) static API_CORE_V1_PODANTIAFFINITY: Message = Message {
     name: "k8s.io/api/core/v1.PodAntiAffinity",
     fields: &[
         Field { number: 1, json: "requiredDuringSchedulingIgnoredDuringExecution", kind: Kind::Message(&API_CORE_V1_PODAFFINITYTERM), flags: REPEATED },
@@ -3602,7 +3602,7 @@ pub(super) static API_CORE_V1_PODANTIAFFINITY: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODCERTIFICATEPROJECTION: Message = Message {
+pub(crate) static API_CORE_V1_PODCERTIFICATEPROJECTION: Message = Message {
     name: "k8s.io/api/core/v1.PodCertificateProjection",
     fields: &[
         Field { number: 1, json: "signerName", kind: Kind::String, flags: OMIT_ZERO },
@@ -3615,7 +3615,7 @@ pub(super) static API_CORE_V1_PODCERTIFICATEPROJECTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODCONDITION: Message = Message {
+pub(crate) static API_CORE_V1_PODCONDITION: Message = Message {
     name: "k8s.io/api/core/v1.PodCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -3628,7 +3628,7 @@ pub(super) static API_CORE_V1_PODCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODDNSCONFIG: Message = Message {
+pub(crate) static API_CORE_V1_PODDNSCONFIG: Message = Message {
     name: "k8s.io/api/core/v1.PodDNSConfig",
     fields: &[
         Field { number: 1, json: "nameservers", kind: Kind::String, flags: REPEATED },
@@ -3637,7 +3637,7 @@ pub(super) static API_CORE_V1_PODDNSCONFIG: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODDNSCONFIGOPTION: Message = Message {
+pub(crate) static API_CORE_V1_PODDNSCONFIGOPTION: Message = Message {
     name: "k8s.io/api/core/v1.PodDNSConfigOption",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -3645,7 +3645,7 @@ pub(super) static API_CORE_V1_PODDNSCONFIGOPTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODEXTENDEDRESOURCECLAIMSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_PODEXTENDEDRESOURCECLAIMSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.PodExtendedResourceClaimStatus",
     fields: &[
         Field { number: 1, json: "requestMappings", kind: Kind::Message(&API_CORE_V1_CONTAINEREXTENDEDRESOURCEREQUEST), flags: REPEATED },
@@ -3653,28 +3653,28 @@ pub(super) static API_CORE_V1_PODEXTENDEDRESOURCECLAIMSTATUS: Message = Message 
     ],
 };
 
-pub(super) static API_CORE_V1_PODIP: Message = Message {
+pub(crate) static API_CORE_V1_PODIP: Message = Message {
     name: "k8s.io/api/core/v1.PodIP",
     fields: &[
         Field { number: 1, json: "ip", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_PODOS: Message = Message {
+pub(crate) static API_CORE_V1_PODOS: Message = Message {
     name: "k8s.io/api/core/v1.PodOS",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_PODREADINESSGATE: Message = Message {
+pub(crate) static API_CORE_V1_PODREADINESSGATE: Message = Message {
     name: "k8s.io/api/core/v1.PodReadinessGate",
     fields: &[
         Field { number: 1, json: "conditionType", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_PODRESOURCECLAIM: Message = Message {
+pub(crate) static API_CORE_V1_PODRESOURCECLAIM: Message = Message {
     name: "k8s.io/api/core/v1.PodResourceClaim",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -3683,7 +3683,7 @@ pub(super) static API_CORE_V1_PODRESOURCECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODRESOURCECLAIMSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_PODRESOURCECLAIMSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.PodResourceClaimStatus",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -3691,21 +3691,21 @@ pub(super) static API_CORE_V1_PODRESOURCECLAIMSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODSCHEDULINGGATE: Message = Message {
+pub(crate) static API_CORE_V1_PODSCHEDULINGGATE: Message = Message {
     name: "k8s.io/api/core/v1.PodSchedulingGate",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_PODSCHEDULINGGROUP: Message = Message {
+pub(crate) static API_CORE_V1_PODSCHEDULINGGROUP: Message = Message {
     name: "k8s.io/api/core/v1.PodSchedulingGroup",
     fields: &[
         Field { number: 1, json: "podGroupName", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_PODSECURITYCONTEXT: Message = Message {
+pub(crate) static API_CORE_V1_PODSECURITYCONTEXT: Message = Message {
     name: "k8s.io/api/core/v1.PodSecurityContext",
     fields: &[
         Field { number: 1, json: "seLinuxOptions", kind: Kind::Message(&API_CORE_V1_SELINUXOPTIONS), flags: 0 },
@@ -3724,7 +3724,7 @@ pub(super) static API_CORE_V1_PODSECURITYCONTEXT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODSPEC: Message = Message {
+pub(crate) static API_CORE_V1_PODSPEC: Message = Message {
     name: "k8s.io/api/core/v1.PodSpec",
     fields: &[
         Field { number: 1, json: "volumes", kind: Kind::Message(&API_CORE_V1_VOLUME), flags: REPEATED },
@@ -3772,7 +3772,7 @@ pub(super) static API_CORE_V1_PODSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_PODSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.PodStatus",
     fields: &[
         Field { number: 1, json: "phase", kind: Kind::String, flags: OMIT_ZERO },
@@ -3799,7 +3799,7 @@ pub(super) static API_CORE_V1_PODSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODTEMPLATE: Message = Message {
+pub(crate) static API_CORE_V1_PODTEMPLATE: Message = Message {
     name: "k8s.io/api/core/v1.PodTemplate",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3807,7 +3807,7 @@ pub(super) static API_CORE_V1_PODTEMPLATE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PODTEMPLATESPEC: Message = Message {
+pub(crate) static API_CORE_V1_PODTEMPLATESPEC: Message = Message {
     name: "k8s.io/api/core/v1.PodTemplateSpec",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3815,7 +3815,7 @@ pub(super) static API_CORE_V1_PODTEMPLATESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PORTSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_PORTSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.PortStatus",
     fields: &[
         Field { number: 1, json: "port", kind: Kind::Int, flags: 0 },
@@ -3824,7 +3824,7 @@ pub(super) static API_CORE_V1_PORTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PORTWORXVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_PORTWORXVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.PortworxVolumeSource",
     fields: &[
         Field { number: 1, json: "volumeID", kind: Kind::String, flags: 0 },
@@ -3833,7 +3833,7 @@ pub(super) static API_CORE_V1_PORTWORXVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PREFERREDSCHEDULINGTERM: Message = Message {
+pub(crate) static API_CORE_V1_PREFERREDSCHEDULINGTERM: Message = Message {
     name: "k8s.io/api/core/v1.PreferredSchedulingTerm",
     fields: &[
         Field { number: 1, json: "weight", kind: Kind::Int, flags: 0 },
@@ -3841,7 +3841,7 @@ pub(super) static API_CORE_V1_PREFERREDSCHEDULINGTERM: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PROBE: Message = Message {
+pub(crate) static API_CORE_V1_PROBE: Message = Message {
     name: "k8s.io/api/core/v1.Probe",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_PROBEHANDLER), flags: 0 },
@@ -3854,7 +3854,7 @@ pub(super) static API_CORE_V1_PROBE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PROBEHANDLER: Message = Message {
+pub(crate) static API_CORE_V1_PROBEHANDLER: Message = Message {
     name: "k8s.io/api/core/v1.ProbeHandler",
     fields: &[
         Field { number: 1, json: "exec", kind: Kind::Message(&API_CORE_V1_EXECACTION), flags: 0 },
@@ -3864,7 +3864,7 @@ pub(super) static API_CORE_V1_PROBEHANDLER: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_PROJECTEDVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_PROJECTEDVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ProjectedVolumeSource",
     fields: &[
         Field { number: 1, json: "sources", kind: Kind::Message(&API_CORE_V1_VOLUMEPROJECTION), flags: REPEATED },
@@ -3872,7 +3872,7 @@ pub(super) static API_CORE_V1_PROJECTEDVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_QUOBYTEVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_QUOBYTEVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.QuobyteVolumeSource",
     fields: &[
         Field { number: 1, json: "registry", kind: Kind::String, flags: 0 },
@@ -3884,7 +3884,7 @@ pub(super) static API_CORE_V1_QUOBYTEVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RBDPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_RBDPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.RBDPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "monitors", kind: Kind::String, flags: REPEATED },
@@ -3898,7 +3898,7 @@ pub(super) static API_CORE_V1_RBDPERSISTENTVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RBDVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_RBDVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.RBDVolumeSource",
     fields: &[
         Field { number: 1, json: "monitors", kind: Kind::String, flags: REPEATED },
@@ -3912,7 +3912,7 @@ pub(super) static API_CORE_V1_RBDVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_REPLICATIONCONTROLLER: Message = Message {
+pub(crate) static API_CORE_V1_REPLICATIONCONTROLLER: Message = Message {
     name: "k8s.io/api/core/v1.ReplicationController",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3921,7 +3921,7 @@ pub(super) static API_CORE_V1_REPLICATIONCONTROLLER: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_REPLICATIONCONTROLLERCONDITION: Message = Message {
+pub(crate) static API_CORE_V1_REPLICATIONCONTROLLERCONDITION: Message = Message {
     name: "k8s.io/api/core/v1.ReplicationControllerCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -3932,7 +3932,7 @@ pub(super) static API_CORE_V1_REPLICATIONCONTROLLERCONDITION: Message = Message 
     ],
 };
 
-pub(super) static API_CORE_V1_REPLICATIONCONTROLLERSPEC: Message = Message {
+pub(crate) static API_CORE_V1_REPLICATIONCONTROLLERSPEC: Message = Message {
     name: "k8s.io/api/core/v1.ReplicationControllerSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -3942,7 +3942,7 @@ pub(super) static API_CORE_V1_REPLICATIONCONTROLLERSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_REPLICATIONCONTROLLERSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_REPLICATIONCONTROLLERSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.ReplicationControllerStatus",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -3954,7 +3954,7 @@ pub(super) static API_CORE_V1_REPLICATIONCONTROLLERSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RESOURCECLAIM: Message = Message {
+pub(crate) static API_CORE_V1_RESOURCECLAIM: Message = Message {
     name: "k8s.io/api/core/v1.ResourceClaim",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -3962,7 +3962,7 @@ pub(super) static API_CORE_V1_RESOURCECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RESOURCEFIELDSELECTOR: Message = Message {
+pub(crate) static API_CORE_V1_RESOURCEFIELDSELECTOR: Message = Message {
     name: "k8s.io/api/core/v1.ResourceFieldSelector",
     fields: &[
         Field { number: 1, json: "containerName", kind: Kind::String, flags: OMIT_ZERO },
@@ -3971,7 +3971,7 @@ pub(super) static API_CORE_V1_RESOURCEFIELDSELECTOR: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RESOURCEHEALTH: Message = Message {
+pub(crate) static API_CORE_V1_RESOURCEHEALTH: Message = Message {
     name: "k8s.io/api/core/v1.ResourceHealth",
     fields: &[
         Field { number: 1, json: "resourceID", kind: Kind::String, flags: 0 },
@@ -3980,7 +3980,7 @@ pub(super) static API_CORE_V1_RESOURCEHEALTH: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RESOURCEQUOTA: Message = Message {
+pub(crate) static API_CORE_V1_RESOURCEQUOTA: Message = Message {
     name: "k8s.io/api/core/v1.ResourceQuota",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -3989,7 +3989,7 @@ pub(super) static API_CORE_V1_RESOURCEQUOTA: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RESOURCEQUOTASPEC: Message = Message {
+pub(crate) static API_CORE_V1_RESOURCEQUOTASPEC: Message = Message {
     name: "k8s.io/api/core/v1.ResourceQuotaSpec",
     fields: &[
         Field { number: 1, json: "hard", kind: Kind::Map(&Kind::Quantity), flags: 0 },
@@ -3998,7 +3998,7 @@ pub(super) static API_CORE_V1_RESOURCEQUOTASPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RESOURCEQUOTASTATUS: Message = Message {
+pub(crate) static API_CORE_V1_RESOURCEQUOTASTATUS: Message = Message {
     name: "k8s.io/api/core/v1.ResourceQuotaStatus",
     fields: &[
         Field { number: 1, json: "hard", kind: Kind::Map(&Kind::Quantity), flags: 0 },
@@ -4006,7 +4006,7 @@ pub(super) static API_CORE_V1_RESOURCEQUOTASTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RESOURCEREQUIREMENTS: Message = Message {
+pub(crate) static API_CORE_V1_RESOURCEREQUIREMENTS: Message = Message {
     name: "k8s.io/api/core/v1.ResourceRequirements",
     fields: &[
         Field { number: 1, json: "limits", kind: Kind::Map(&Kind::Quantity), flags: 0 },
@@ -4015,7 +4015,7 @@ pub(super) static API_CORE_V1_RESOURCEREQUIREMENTS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_RESOURCESTATUS: Message = Message {
+pub(crate) static API_CORE_V1_RESOURCESTATUS: Message = Message {
     name: "k8s.io/api/core/v1.ResourceStatus",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -4023,7 +4023,7 @@ pub(super) static API_CORE_V1_RESOURCESTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SCALEIOPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_SCALEIOPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ScaleIOPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "gateway", kind: Kind::String, flags: 0 },
@@ -4039,7 +4039,7 @@ pub(super) static API_CORE_V1_SCALEIOPERSISTENTVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SCALEIOVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_SCALEIOVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.ScaleIOVolumeSource",
     fields: &[
         Field { number: 1, json: "gateway", kind: Kind::String, flags: 0 },
@@ -4055,7 +4055,7 @@ pub(super) static API_CORE_V1_SCALEIOVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SCOPEDRESOURCESELECTORREQUIREMENT: Message = Message {
+pub(crate) static API_CORE_V1_SCOPEDRESOURCESELECTORREQUIREMENT: Message = Message {
     name: "k8s.io/api/core/v1.ScopedResourceSelectorRequirement",
     fields: &[
         Field { number: 1, json: "scopeName", kind: Kind::String, flags: 0 },
@@ -4064,14 +4064,14 @@ pub(super) static API_CORE_V1_SCOPEDRESOURCESELECTORREQUIREMENT: Message = Messa
     ],
 };
 
-pub(super) static API_CORE_V1_SCOPESELECTOR: Message = Message {
+pub(crate) static API_CORE_V1_SCOPESELECTOR: Message = Message {
     name: "k8s.io/api/core/v1.ScopeSelector",
     fields: &[
         Field { number: 1, json: "matchExpressions", kind: Kind::Message(&API_CORE_V1_SCOPEDRESOURCESELECTORREQUIREMENT), flags: REPEATED },
     ],
 };
 
-pub(super) static API_CORE_V1_SECCOMPPROFILE: Message = Message {
+pub(crate) static API_CORE_V1_SECCOMPPROFILE: Message = Message {
     name: "k8s.io/api/core/v1.SeccompProfile",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -4079,7 +4079,7 @@ pub(super) static API_CORE_V1_SECCOMPPROFILE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SECRET: Message = Message {
+pub(crate) static API_CORE_V1_SECRET: Message = Message {
     name: "k8s.io/api/core/v1.Secret",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4090,7 +4090,7 @@ pub(super) static API_CORE_V1_SECRET: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SECRETENVSOURCE: Message = Message {
+pub(crate) static API_CORE_V1_SECRETENVSOURCE: Message = Message {
     name: "k8s.io/api/core/v1.SecretEnvSource",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_LOCALOBJECTREFERENCE), flags: 0 },
@@ -4098,7 +4098,7 @@ pub(super) static API_CORE_V1_SECRETENVSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SECRETKEYSELECTOR: Message = Message {
+pub(crate) static API_CORE_V1_SECRETKEYSELECTOR: Message = Message {
     name: "k8s.io/api/core/v1.SecretKeySelector",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_LOCALOBJECTREFERENCE), flags: 0 },
@@ -4107,7 +4107,7 @@ pub(super) static API_CORE_V1_SECRETKEYSELECTOR: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SECRETPROJECTION: Message = Message {
+pub(crate) static API_CORE_V1_SECRETPROJECTION: Message = Message {
     name: "k8s.io/api/core/v1.SecretProjection",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_CORE_V1_LOCALOBJECTREFERENCE), flags: 0 },
@@ -4116,7 +4116,7 @@ pub(super) static API_CORE_V1_SECRETPROJECTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SECRETREFERENCE: Message = Message {
+pub(crate) static API_CORE_V1_SECRETREFERENCE: Message = Message {
     name: "k8s.io/api/core/v1.SecretReference",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -4124,7 +4124,7 @@ pub(super) static API_CORE_V1_SECRETREFERENCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SECRETVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_SECRETVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.SecretVolumeSource",
     fields: &[
         Field { number: 1, json: "secretName", kind: Kind::String, flags: OMIT_ZERO },
@@ -4134,7 +4134,7 @@ pub(super) static API_CORE_V1_SECRETVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SECURITYCONTEXT: Message = Message {
+pub(crate) static API_CORE_V1_SECURITYCONTEXT: Message = Message {
     name: "k8s.io/api/core/v1.SecurityContext",
     fields: &[
         Field { number: 1, json: "capabilities", kind: Kind::Message(&API_CORE_V1_CAPABILITIES), flags: 0 },
@@ -4152,7 +4152,7 @@ pub(super) static API_CORE_V1_SECURITYCONTEXT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SELINUXOPTIONS: Message = Message {
+pub(crate) static API_CORE_V1_SELINUXOPTIONS: Message = Message {
     name: "k8s.io/api/core/v1.SELinuxOptions",
     fields: &[
         Field { number: 1, json: "user", kind: Kind::String, flags: OMIT_ZERO },
@@ -4162,7 +4162,7 @@ pub(super) static API_CORE_V1_SELINUXOPTIONS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SERVICE: Message = Message {
+pub(crate) static API_CORE_V1_SERVICE: Message = Message {
     name: "k8s.io/api/core/v1.Service",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4171,7 +4171,7 @@ pub(super) static API_CORE_V1_SERVICE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SERVICEACCOUNT: Message = Message {
+pub(crate) static API_CORE_V1_SERVICEACCOUNT: Message = Message {
     name: "k8s.io/api/core/v1.ServiceAccount",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4181,7 +4181,7 @@ pub(super) static API_CORE_V1_SERVICEACCOUNT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SERVICEACCOUNTTOKENPROJECTION: Message = Message {
+pub(crate) static API_CORE_V1_SERVICEACCOUNTTOKENPROJECTION: Message = Message {
     name: "k8s.io/api/core/v1.ServiceAccountTokenProjection",
     fields: &[
         Field { number: 1, json: "audience", kind: Kind::String, flags: OMIT_ZERO },
@@ -4190,7 +4190,7 @@ pub(super) static API_CORE_V1_SERVICEACCOUNTTOKENPROJECTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SERVICEPORT: Message = Message {
+pub(crate) static API_CORE_V1_SERVICEPORT: Message = Message {
     name: "k8s.io/api/core/v1.ServicePort",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -4202,7 +4202,7 @@ pub(super) static API_CORE_V1_SERVICEPORT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SERVICESPEC: Message = Message {
+pub(crate) static API_CORE_V1_SERVICESPEC: Message = Message {
     name: "k8s.io/api/core/v1.ServiceSpec",
     fields: &[
         Field { number: 1, json: "ports", kind: Kind::Message(&API_CORE_V1_SERVICEPORT), flags: REPEATED },
@@ -4228,7 +4228,7 @@ pub(super) static API_CORE_V1_SERVICESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SERVICESTATUS: Message = Message {
+pub(crate) static API_CORE_V1_SERVICESTATUS: Message = Message {
     name: "k8s.io/api/core/v1.ServiceStatus",
     fields: &[
         Field { number: 1, json: "loadBalancer", kind: Kind::Message(&API_CORE_V1_LOADBALANCERSTATUS), flags: 0 },
@@ -4236,21 +4236,21 @@ pub(super) static API_CORE_V1_SERVICESTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SESSIONAFFINITYCONFIG: Message = Message {
+pub(crate) static API_CORE_V1_SESSIONAFFINITYCONFIG: Message = Message {
     name: "k8s.io/api/core/v1.SessionAffinityConfig",
     fields: &[
         Field { number: 1, json: "clientIP", kind: Kind::Message(&API_CORE_V1_CLIENTIPCONFIG), flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_SLEEPACTION: Message = Message {
+pub(crate) static API_CORE_V1_SLEEPACTION: Message = Message {
     name: "k8s.io/api/core/v1.SleepAction",
     fields: &[
         Field { number: 1, json: "seconds", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_STORAGEOSPERSISTENTVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_STORAGEOSPERSISTENTVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.StorageOSPersistentVolumeSource",
     fields: &[
         Field { number: 1, json: "volumeName", kind: Kind::String, flags: OMIT_ZERO },
@@ -4261,7 +4261,7 @@ pub(super) static API_CORE_V1_STORAGEOSPERSISTENTVOLUMESOURCE: Message = Message
     ],
 };
 
-pub(super) static API_CORE_V1_STORAGEOSVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_STORAGEOSVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.StorageOSVolumeSource",
     fields: &[
         Field { number: 1, json: "volumeName", kind: Kind::String, flags: OMIT_ZERO },
@@ -4272,7 +4272,7 @@ pub(super) static API_CORE_V1_STORAGEOSVOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_SYSCTL: Message = Message {
+pub(crate) static API_CORE_V1_SYSCTL: Message = Message {
     name: "k8s.io/api/core/v1.Sysctl",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -4280,7 +4280,7 @@ pub(super) static API_CORE_V1_SYSCTL: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_TAINT: Message = Message {
+pub(crate) static API_CORE_V1_TAINT: Message = Message {
     name: "k8s.io/api/core/v1.Taint",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -4290,7 +4290,7 @@ pub(super) static API_CORE_V1_TAINT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_TCPSOCKETACTION: Message = Message {
+pub(crate) static API_CORE_V1_TCPSOCKETACTION: Message = Message {
     name: "k8s.io/api/core/v1.TCPSocketAction",
     fields: &[
         Field { number: 1, json: "port", kind: Kind::IntOrString, flags: 0 },
@@ -4298,7 +4298,7 @@ pub(super) static API_CORE_V1_TCPSOCKETACTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_TOLERATION: Message = Message {
+pub(crate) static API_CORE_V1_TOLERATION: Message = Message {
     name: "k8s.io/api/core/v1.Toleration",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: OMIT_ZERO },
@@ -4309,7 +4309,7 @@ pub(super) static API_CORE_V1_TOLERATION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_TOPOLOGYSELECTORLABELREQUIREMENT: Message = Message {
+pub(crate) static API_CORE_V1_TOPOLOGYSELECTORLABELREQUIREMENT: Message = Message {
     name: "k8s.io/api/core/v1.TopologySelectorLabelRequirement",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -4317,14 +4317,14 @@ pub(super) static API_CORE_V1_TOPOLOGYSELECTORLABELREQUIREMENT: Message = Messag
     ],
 };
 
-pub(super) static API_CORE_V1_TOPOLOGYSELECTORTERM: Message = Message {
+pub(crate) static API_CORE_V1_TOPOLOGYSELECTORTERM: Message = Message {
     name: "k8s.io/api/core/v1.TopologySelectorTerm",
     fields: &[
         Field { number: 1, json: "matchLabelExpressions", kind: Kind::Message(&API_CORE_V1_TOPOLOGYSELECTORLABELREQUIREMENT), flags: REPEATED },
     ],
 };
 
-pub(super) static API_CORE_V1_TOPOLOGYSPREADCONSTRAINT: Message = Message {
+pub(crate) static API_CORE_V1_TOPOLOGYSPREADCONSTRAINT: Message = Message {
     name: "k8s.io/api/core/v1.TopologySpreadConstraint",
     fields: &[
         Field { number: 1, json: "maxSkew", kind: Kind::Int, flags: 0 },
@@ -4338,7 +4338,7 @@ pub(super) static API_CORE_V1_TOPOLOGYSPREADCONSTRAINT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_TYPEDLOCALOBJECTREFERENCE: Message = Message {
+pub(crate) static API_CORE_V1_TYPEDLOCALOBJECTREFERENCE: Message = Message {
     name: "k8s.io/api/core/v1.TypedLocalObjectReference",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: 0 },
@@ -4347,7 +4347,7 @@ pub(super) static API_CORE_V1_TYPEDLOCALOBJECTREFERENCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_TYPEDOBJECTREFERENCE: Message = Message {
+pub(crate) static API_CORE_V1_TYPEDOBJECTREFERENCE: Message = Message {
     name: "k8s.io/api/core/v1.TypedObjectReference",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: 0 },
@@ -4357,7 +4357,7 @@ pub(super) static API_CORE_V1_TYPEDOBJECTREFERENCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUME: Message = Message {
+pub(crate) static API_CORE_V1_VOLUME: Message = Message {
     name: "k8s.io/api/core/v1.Volume",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -4365,7 +4365,7 @@ pub(super) static API_CORE_V1_VOLUME: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUMEDEVICE: Message = Message {
+pub(crate) static API_CORE_V1_VOLUMEDEVICE: Message = Message {
     name: "k8s.io/api/core/v1.VolumeDevice",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -4373,7 +4373,7 @@ pub(super) static API_CORE_V1_VOLUMEDEVICE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUMEMOUNT: Message = Message {
+pub(crate) static API_CORE_V1_VOLUMEMOUNT: Message = Message {
     name: "k8s.io/api/core/v1.VolumeMount",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -4386,7 +4386,7 @@ pub(super) static API_CORE_V1_VOLUMEMOUNT: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUMEMOUNTSTATUS: Message = Message {
+pub(crate) static API_CORE_V1_VOLUMEMOUNTSTATUS: Message = Message {
     name: "k8s.io/api/core/v1.VolumeMountStatus",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -4397,14 +4397,14 @@ pub(super) static API_CORE_V1_VOLUMEMOUNTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUMENODEAFFINITY: Message = Message {
+pub(crate) static API_CORE_V1_VOLUMENODEAFFINITY: Message = Message {
     name: "k8s.io/api/core/v1.VolumeNodeAffinity",
     fields: &[
         Field { number: 1, json: "required", kind: Kind::Message(&API_CORE_V1_NODESELECTOR), flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUMEPROJECTION: Message = Message {
+pub(crate) static API_CORE_V1_VOLUMEPROJECTION: Message = Message {
     name: "k8s.io/api/core/v1.VolumeProjection",
     fields: &[
         Field { number: 1, json: "secret", kind: Kind::Message(&API_CORE_V1_SECRETPROJECTION), flags: 0 },
@@ -4416,7 +4416,7 @@ pub(super) static API_CORE_V1_VOLUMEPROJECTION: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUMERESOURCEREQUIREMENTS: Message = Message {
+pub(crate) static API_CORE_V1_VOLUMERESOURCEREQUIREMENTS: Message = Message {
     name: "k8s.io/api/core/v1.VolumeResourceRequirements",
     fields: &[
         Field { number: 1, json: "limits", kind: Kind::Map(&Kind::Quantity), flags: 0 },
@@ -4424,7 +4424,7 @@ pub(super) static API_CORE_V1_VOLUMERESOURCEREQUIREMENTS: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_VOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.VolumeSource",
     fields: &[
         Field { number: 1, json: "hostPath", kind: Kind::Message(&API_CORE_V1_HOSTPATHVOLUMESOURCE), flags: 0 },
@@ -4460,14 +4460,14 @@ pub(super) static API_CORE_V1_VOLUMESOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_VOLUMESTATUS: Message = Message {
+pub(crate) static API_CORE_V1_VOLUMESTATUS: Message = Message {
     name: "k8s.io/api/core/v1.VolumeStatus",
     fields: &[
         Field { number: 1, json: "image", kind: Kind::Message(&API_CORE_V1_IMAGEVOLUMESTATUS), flags: 0 },
     ],
 };
 
-pub(super) static API_CORE_V1_VSPHEREVIRTUALDISKVOLUMESOURCE: Message = Message {
+pub(crate) static API_CORE_V1_VSPHEREVIRTUALDISKVOLUMESOURCE: Message = Message {
     name: "k8s.io/api/core/v1.VsphereVirtualDiskVolumeSource",
     fields: &[
         Field { number: 1, json: "volumePath", kind: Kind::String, flags: 0 },
@@ -4477,7 +4477,7 @@ pub(super) static API_CORE_V1_VSPHEREVIRTUALDISKVOLUMESOURCE: Message = Message 
     ],
 };
 
-pub(super) static API_CORE_V1_WEIGHTEDPODAFFINITYTERM: Message = Message {
+pub(crate) static API_CORE_V1_WEIGHTEDPODAFFINITYTERM: Message = Message {
     name: "k8s.io/api/core/v1.WeightedPodAffinityTerm",
     fields: &[
         Field { number: 1, json: "weight", kind: Kind::Int, flags: 0 },
@@ -4485,7 +4485,7 @@ pub(super) static API_CORE_V1_WEIGHTEDPODAFFINITYTERM: Message = Message {
     ],
 };
 
-pub(super) static API_CORE_V1_WINDOWSSECURITYCONTEXTOPTIONS: Message = Message {
+pub(crate) static API_CORE_V1_WINDOWSSECURITYCONTEXTOPTIONS: Message = Message {
     name: "k8s.io/api/core/v1.WindowsSecurityContextOptions",
     fields: &[
         Field { number: 1, json: "gmsaCredentialSpecName", kind: Kind::String, flags: 0 },
@@ -4495,7 +4495,7 @@ pub(super) static API_CORE_V1_WINDOWSSECURITYCONTEXTOPTIONS: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1BETA1_ENDPOINT: Message = Message {
+pub(crate) static API_DISCOVERY_V1BETA1_ENDPOINT: Message = Message {
     name: "k8s.io/api/discovery/v1beta1.Endpoint",
     fields: &[
         Field { number: 1, json: "addresses", kind: Kind::String, flags: REPEATED },
@@ -4508,7 +4508,7 @@ pub(super) static API_DISCOVERY_V1BETA1_ENDPOINT: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1BETA1_ENDPOINTCONDITIONS: Message = Message {
+pub(crate) static API_DISCOVERY_V1BETA1_ENDPOINTCONDITIONS: Message = Message {
     name: "k8s.io/api/discovery/v1beta1.EndpointConditions",
     fields: &[
         Field { number: 1, json: "ready", kind: Kind::Bool, flags: 0 },
@@ -4517,7 +4517,7 @@ pub(super) static API_DISCOVERY_V1BETA1_ENDPOINTCONDITIONS: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1BETA1_ENDPOINTHINTS: Message = Message {
+pub(crate) static API_DISCOVERY_V1BETA1_ENDPOINTHINTS: Message = Message {
     name: "k8s.io/api/discovery/v1beta1.EndpointHints",
     fields: &[
         Field { number: 1, json: "forZones", kind: Kind::Message(&API_DISCOVERY_V1BETA1_FORZONE), flags: REPEATED },
@@ -4525,7 +4525,7 @@ pub(super) static API_DISCOVERY_V1BETA1_ENDPOINTHINTS: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1BETA1_ENDPOINTPORT: Message = Message {
+pub(crate) static API_DISCOVERY_V1BETA1_ENDPOINTPORT: Message = Message {
     name: "k8s.io/api/discovery/v1beta1.EndpointPort",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -4535,7 +4535,7 @@ pub(super) static API_DISCOVERY_V1BETA1_ENDPOINTPORT: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1BETA1_ENDPOINTSLICE: Message = Message {
+pub(crate) static API_DISCOVERY_V1BETA1_ENDPOINTSLICE: Message = Message {
     name: "k8s.io/api/discovery/v1beta1.EndpointSlice",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4545,21 +4545,21 @@ pub(super) static API_DISCOVERY_V1BETA1_ENDPOINTSLICE: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1BETA1_FORNODE: Message = Message {
+pub(crate) static API_DISCOVERY_V1BETA1_FORNODE: Message = Message {
     name: "k8s.io/api/discovery/v1beta1.ForNode",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_DISCOVERY_V1BETA1_FORZONE: Message = Message {
+pub(crate) static API_DISCOVERY_V1BETA1_FORZONE: Message = Message {
     name: "k8s.io/api/discovery/v1beta1.ForZone",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_DISCOVERY_V1_ENDPOINT: Message = Message {
+pub(crate) static API_DISCOVERY_V1_ENDPOINT: Message = Message {
     name: "k8s.io/api/discovery/v1.Endpoint",
     fields: &[
         Field { number: 1, json: "addresses", kind: Kind::String, flags: REPEATED },
@@ -4573,7 +4573,7 @@ pub(super) static API_DISCOVERY_V1_ENDPOINT: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1_ENDPOINTCONDITIONS: Message = Message {
+pub(crate) static API_DISCOVERY_V1_ENDPOINTCONDITIONS: Message = Message {
     name: "k8s.io/api/discovery/v1.EndpointConditions",
     fields: &[
         Field { number: 1, json: "ready", kind: Kind::Bool, flags: 0 },
@@ -4582,7 +4582,7 @@ pub(super) static API_DISCOVERY_V1_ENDPOINTCONDITIONS: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1_ENDPOINTHINTS: Message = Message {
+pub(crate) static API_DISCOVERY_V1_ENDPOINTHINTS: Message = Message {
     name: "k8s.io/api/discovery/v1.EndpointHints",
     fields: &[
         Field { number: 1, json: "forZones", kind: Kind::Message(&API_DISCOVERY_V1_FORZONE), flags: REPEATED },
@@ -4590,7 +4590,7 @@ pub(super) static API_DISCOVERY_V1_ENDPOINTHINTS: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1_ENDPOINTPORT: Message = Message {
+pub(crate) static API_DISCOVERY_V1_ENDPOINTPORT: Message = Message {
     name: "k8s.io/api/discovery/v1.EndpointPort",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -4600,7 +4600,7 @@ pub(super) static API_DISCOVERY_V1_ENDPOINTPORT: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1_ENDPOINTSLICE: Message = Message {
+pub(crate) static API_DISCOVERY_V1_ENDPOINTSLICE: Message = Message {
     name: "k8s.io/api/discovery/v1.EndpointSlice",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4610,21 +4610,21 @@ pub(super) static API_DISCOVERY_V1_ENDPOINTSLICE: Message = Message {
     ],
 };
 
-pub(super) static API_DISCOVERY_V1_FORNODE: Message = Message {
+pub(crate) static API_DISCOVERY_V1_FORNODE: Message = Message {
     name: "k8s.io/api/discovery/v1.ForNode",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_DISCOVERY_V1_FORZONE: Message = Message {
+pub(crate) static API_DISCOVERY_V1_FORZONE: Message = Message {
     name: "k8s.io/api/discovery/v1.ForZone",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_EVENTS_V1BETA1_EVENT: Message = Message {
+pub(crate) static API_EVENTS_V1BETA1_EVENT: Message = Message {
     name: "k8s.io/api/events/v1beta1.Event",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4645,7 +4645,7 @@ pub(super) static API_EVENTS_V1BETA1_EVENT: Message = Message {
     ],
 };
 
-pub(super) static API_EVENTS_V1BETA1_EVENTSERIES: Message = Message {
+pub(crate) static API_EVENTS_V1BETA1_EVENTSERIES: Message = Message {
     name: "k8s.io/api/events/v1beta1.EventSeries",
     fields: &[
         Field { number: 1, json: "count", kind: Kind::Int, flags: 0 },
@@ -4653,7 +4653,7 @@ pub(super) static API_EVENTS_V1BETA1_EVENTSERIES: Message = Message {
     ],
 };
 
-pub(super) static API_EVENTS_V1_EVENT: Message = Message {
+pub(crate) static API_EVENTS_V1_EVENT: Message = Message {
     name: "k8s.io/api/events/v1.Event",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4674,7 +4674,7 @@ pub(super) static API_EVENTS_V1_EVENT: Message = Message {
     ],
 };
 
-pub(super) static API_EVENTS_V1_EVENTSERIES: Message = Message {
+pub(crate) static API_EVENTS_V1_EVENTSERIES: Message = Message {
     name: "k8s.io/api/events/v1.EventSeries",
     fields: &[
         Field { number: 1, json: "count", kind: Kind::Int, flags: 0 },
@@ -4682,7 +4682,7 @@ pub(super) static API_EVENTS_V1_EVENTSERIES: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSET: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DAEMONSET: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DaemonSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4691,7 +4691,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSET: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSETCONDITION: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DAEMONSETCONDITION: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DaemonSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -4702,7 +4702,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSETCONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSETSPEC: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DAEMONSETSPEC: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DaemonSetSpec",
     fields: &[
         Field { number: 1, json: "selector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -4714,7 +4714,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSETSTATUS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DAEMONSETSTATUS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DaemonSetStatus",
     fields: &[
         Field { number: 1, json: "currentNumberScheduled", kind: Kind::Int, flags: 0 },
@@ -4730,7 +4730,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSETUPDATESTRATEGY: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DAEMONSETUPDATESTRATEGY: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DaemonSetUpdateStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -4738,7 +4738,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DAEMONSETUPDATESTRATEGY: Message = Mess
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENT: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DEPLOYMENT: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.Deployment",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4747,7 +4747,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENT: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENTCONDITION: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DEPLOYMENTCONDITION: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DeploymentCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -4759,7 +4759,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENTCONDITION: Message = Message 
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSPEC: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSPEC: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DeploymentSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -4774,7 +4774,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSTATUS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSTATUS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DeploymentStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -4789,7 +4789,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSTRATEGY: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSTRATEGY: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.DeploymentStrategy",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -4797,7 +4797,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_DEPLOYMENTSTRATEGY: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_HTTPINGRESSPATH: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_HTTPINGRESSPATH: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.HTTPIngressPath",
     fields: &[
         Field { number: 1, json: "path", kind: Kind::String, flags: OMIT_ZERO },
@@ -4806,14 +4806,14 @@ pub(super) static API_EXTENSIONS_V1BETA1_HTTPINGRESSPATH: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_HTTPINGRESSRULEVALUE: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_HTTPINGRESSRULEVALUE: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.HTTPIngressRuleValue",
     fields: &[
         Field { number: 1, json: "paths", kind: Kind::Message(&API_EXTENSIONS_V1BETA1_HTTPINGRESSPATH), flags: REPEATED },
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.Ingress",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4822,7 +4822,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_INGRESS: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSBACKEND: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSBACKEND: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressBackend",
     fields: &[
         Field { number: 1, json: "serviceName", kind: Kind::String, flags: OMIT_ZERO },
@@ -4831,7 +4831,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_INGRESSBACKEND: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSLOADBALANCERINGRESS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSLOADBALANCERINGRESS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressLoadBalancerIngress",
     fields: &[
         Field { number: 1, json: "ip", kind: Kind::String, flags: OMIT_ZERO },
@@ -4840,14 +4840,14 @@ pub(super) static API_EXTENSIONS_V1BETA1_INGRESSLOADBALANCERINGRESS: Message = M
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSLOADBALANCERSTATUS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSLOADBALANCERSTATUS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressLoadBalancerStatus",
     fields: &[
         Field { number: 1, json: "ingress", kind: Kind::Message(&API_EXTENSIONS_V1BETA1_INGRESSLOADBALANCERINGRESS), flags: REPEATED },
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSPORTSTATUS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSPORTSTATUS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressPortStatus",
     fields: &[
         Field { number: 1, json: "port", kind: Kind::Int, flags: 0 },
@@ -4856,7 +4856,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_INGRESSPORTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSRULE: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSRULE: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressRule",
     fields: &[
         Field { number: 1, json: "host", kind: Kind::String, flags: OMIT_ZERO },
@@ -4864,14 +4864,14 @@ pub(super) static API_EXTENSIONS_V1BETA1_INGRESSRULE: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSRULEVALUE: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSRULEVALUE: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressRuleValue",
     fields: &[
         Field { number: 1, json: "http", kind: Kind::Message(&API_EXTENSIONS_V1BETA1_HTTPINGRESSRULEVALUE), flags: 0 },
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSSPEC: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSSPEC: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressSpec",
     fields: &[
         Field { number: 1, json: "backend", kind: Kind::Message(&API_EXTENSIONS_V1BETA1_INGRESSBACKEND), flags: 0 },
@@ -4881,14 +4881,14 @@ pub(super) static API_EXTENSIONS_V1BETA1_INGRESSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSSTATUS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSSTATUS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressStatus",
     fields: &[
         Field { number: 1, json: "loadBalancer", kind: Kind::Message(&API_EXTENSIONS_V1BETA1_INGRESSLOADBALANCERSTATUS), flags: 0 },
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_INGRESSTLS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_INGRESSTLS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IngressTLS",
     fields: &[
         Field { number: 1, json: "hosts", kind: Kind::String, flags: REPEATED },
@@ -4896,7 +4896,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_INGRESSTLS: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_IPBLOCK: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_IPBLOCK: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.IPBlock",
     fields: &[
         Field { number: 1, json: "cidr", kind: Kind::String, flags: 0 },
@@ -4904,7 +4904,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_IPBLOCK: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICY: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_NETWORKPOLICY: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.NetworkPolicy",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4912,7 +4912,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICY: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYEGRESSRULE: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYEGRESSRULE: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.NetworkPolicyEgressRule",
     fields: &[
         Field { number: 1, json: "ports", kind: Kind::Message(&API_EXTENSIONS_V1BETA1_NETWORKPOLICYPORT), flags: REPEATED },
@@ -4920,7 +4920,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYEGRESSRULE: Message = Mess
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYINGRESSRULE: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYINGRESSRULE: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.NetworkPolicyIngressRule",
     fields: &[
         Field { number: 1, json: "ports", kind: Kind::Message(&API_EXTENSIONS_V1BETA1_NETWORKPOLICYPORT), flags: REPEATED },
@@ -4928,7 +4928,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYINGRESSRULE: Message = Mes
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYPEER: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYPEER: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.NetworkPolicyPeer",
     fields: &[
         Field { number: 1, json: "podSelector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -4937,7 +4937,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYPEER: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYPORT: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYPORT: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.NetworkPolicyPort",
     fields: &[
         Field { number: 1, json: "protocol", kind: Kind::String, flags: 0 },
@@ -4946,7 +4946,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYPORT: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYSPEC: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYSPEC: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.NetworkPolicySpec",
     fields: &[
         Field { number: 1, json: "podSelector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -4956,7 +4956,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_NETWORKPOLICYSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_REPLICASET: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_REPLICASET: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.ReplicaSet",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -4965,7 +4965,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_REPLICASET: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_REPLICASETCONDITION: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_REPLICASETCONDITION: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.ReplicaSetCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -4976,7 +4976,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_REPLICASETCONDITION: Message = Message 
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_REPLICASETSPEC: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_REPLICASETSPEC: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.ReplicaSetSpec",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -4986,7 +4986,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_REPLICASETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_REPLICASETSTATUS: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_REPLICASETSTATUS: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.ReplicaSetStatus",
     fields: &[
         Field { number: 1, json: "replicas", kind: Kind::Int, flags: 0 },
@@ -4999,14 +4999,14 @@ pub(super) static API_EXTENSIONS_V1BETA1_REPLICASETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_ROLLBACKCONFIG: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_ROLLBACKCONFIG: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.RollbackConfig",
     fields: &[
         Field { number: 1, json: "revision", kind: Kind::Int, flags: OMIT_ZERO },
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_ROLLINGUPDATEDAEMONSET: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_ROLLINGUPDATEDAEMONSET: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.RollingUpdateDaemonSet",
     fields: &[
         Field { number: 1, json: "maxUnavailable", kind: Kind::IntOrString, flags: 0 },
@@ -5014,7 +5014,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_ROLLINGUPDATEDAEMONSET: Message = Messa
     ],
 };
 
-pub(super) static API_EXTENSIONS_V1BETA1_ROLLINGUPDATEDEPLOYMENT: Message = Message {
+pub(crate) static API_EXTENSIONS_V1BETA1_ROLLINGUPDATEDEPLOYMENT: Message = Message {
     name: "k8s.io/api/extensions/v1beta1.RollingUpdateDeployment",
     fields: &[
         Field { number: 1, json: "maxUnavailable", kind: Kind::IntOrString, flags: 0 },
@@ -5022,7 +5022,7 @@ pub(super) static API_EXTENSIONS_V1BETA1_ROLLINGUPDATEDEPLOYMENT: Message = Mess
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_EXEMPTPRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_EXEMPTPRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.ExemptPriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "nominalConcurrencyShares", kind: Kind::Int, flags: 0 },
@@ -5030,14 +5030,14 @@ pub(super) static API_FLOWCONTROL_V1BETA1_EXEMPTPRIORITYLEVELCONFIGURATION: Mess
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_FLOWDISTINGUISHERMETHOD: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_FLOWDISTINGUISHERMETHOD: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.FlowDistinguisherMethod",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMA: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMA: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.FlowSchema",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5046,7 +5046,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMA: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMACONDITION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMACONDITION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.FlowSchemaCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -5057,7 +5057,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMACONDITION: Message = Message
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMASPEC: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMASPEC: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.FlowSchemaSpec",
     fields: &[
         Field { number: 1, json: "priorityLevelConfiguration", kind: Kind::Message(&API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONREFERENCE), flags: 0 },
@@ -5067,21 +5067,21 @@ pub(super) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMASPEC: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMASTATUS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_FLOWSCHEMASTATUS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.FlowSchemaStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_FLOWCONTROL_V1BETA1_FLOWSCHEMACONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_GROUPSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_GROUPSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.GroupSubject",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_LIMITEDPRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_LIMITEDPRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.LimitedPriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "assuredConcurrencyShares", kind: Kind::Int, flags: 0 },
@@ -5091,7 +5091,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_LIMITEDPRIORITYLEVELCONFIGURATION: Mes
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_LIMITRESPONSE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_LIMITRESPONSE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.LimitResponse",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -5099,7 +5099,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_LIMITRESPONSE: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_NONRESOURCEPOLICYRULE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_NONRESOURCEPOLICYRULE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.NonResourcePolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -5107,7 +5107,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_NONRESOURCEPOLICYRULE: Message = Messa
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_POLICYRULESWITHSUBJECTS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_POLICYRULESWITHSUBJECTS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.PolicyRulesWithSubjects",
     fields: &[
         Field { number: 1, json: "subjects", kind: Kind::Message(&API_FLOWCONTROL_V1BETA1_SUBJECT), flags: REPEATED },
@@ -5116,7 +5116,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_POLICYRULESWITHSUBJECTS: Message = Mes
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.PriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5125,7 +5125,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATION: Message = 
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONCONDITION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONCONDITION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.PriorityLevelConfigurationCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -5136,14 +5136,14 @@ pub(super) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONCONDITION: M
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONREFERENCE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONREFERENCE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.PriorityLevelConfigurationReference",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONSPEC: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONSPEC: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.PriorityLevelConfigurationSpec",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -5152,14 +5152,14 @@ pub(super) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONSPEC: Messag
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONSTATUS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONSTATUS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.PriorityLevelConfigurationStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_FLOWCONTROL_V1BETA1_PRIORITYLEVELCONFIGURATIONCONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_QUEUINGCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_QUEUINGCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.QueuingConfiguration",
     fields: &[
         Field { number: 1, json: "queues", kind: Kind::Int, flags: 0 },
@@ -5168,7 +5168,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_QUEUINGCONFIGURATION: Message = Messag
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_RESOURCEPOLICYRULE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_RESOURCEPOLICYRULE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.ResourcePolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -5179,7 +5179,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_RESOURCEPOLICYRULE: Message = Message 
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_SERVICEACCOUNTSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_SERVICEACCOUNTSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.ServiceAccountSubject",
     fields: &[
         Field { number: 1, json: "namespace", kind: Kind::String, flags: 0 },
@@ -5187,7 +5187,7 @@ pub(super) static API_FLOWCONTROL_V1BETA1_SERVICEACCOUNTSUBJECT: Message = Messa
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_SUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_SUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.Subject",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -5197,14 +5197,14 @@ pub(super) static API_FLOWCONTROL_V1BETA1_SUBJECT: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA1_USERSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA1_USERSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta1.UserSubject",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_EXEMPTPRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_EXEMPTPRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.ExemptPriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "nominalConcurrencyShares", kind: Kind::Int, flags: 0 },
@@ -5212,14 +5212,14 @@ pub(super) static API_FLOWCONTROL_V1BETA2_EXEMPTPRIORITYLEVELCONFIGURATION: Mess
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_FLOWDISTINGUISHERMETHOD: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_FLOWDISTINGUISHERMETHOD: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.FlowDistinguisherMethod",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMA: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMA: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.FlowSchema",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5228,7 +5228,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMA: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMACONDITION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMACONDITION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.FlowSchemaCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -5239,7 +5239,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMACONDITION: Message = Message
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMASPEC: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMASPEC: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.FlowSchemaSpec",
     fields: &[
         Field { number: 1, json: "priorityLevelConfiguration", kind: Kind::Message(&API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONREFERENCE), flags: 0 },
@@ -5249,21 +5249,21 @@ pub(super) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMASPEC: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMASTATUS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_FLOWSCHEMASTATUS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.FlowSchemaStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_FLOWCONTROL_V1BETA2_FLOWSCHEMACONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_GROUPSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_GROUPSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.GroupSubject",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_LIMITEDPRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_LIMITEDPRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.LimitedPriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "assuredConcurrencyShares", kind: Kind::Int, flags: 0 },
@@ -5273,7 +5273,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_LIMITEDPRIORITYLEVELCONFIGURATION: Mes
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_LIMITRESPONSE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_LIMITRESPONSE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.LimitResponse",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -5281,7 +5281,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_LIMITRESPONSE: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_NONRESOURCEPOLICYRULE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_NONRESOURCEPOLICYRULE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.NonResourcePolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -5289,7 +5289,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_NONRESOURCEPOLICYRULE: Message = Messa
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_POLICYRULESWITHSUBJECTS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_POLICYRULESWITHSUBJECTS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.PolicyRulesWithSubjects",
     fields: &[
         Field { number: 1, json: "subjects", kind: Kind::Message(&API_FLOWCONTROL_V1BETA2_SUBJECT), flags: REPEATED },
@@ -5298,7 +5298,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_POLICYRULESWITHSUBJECTS: Message = Mes
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.PriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5307,7 +5307,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATION: Message = 
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONCONDITION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONCONDITION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.PriorityLevelConfigurationCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -5318,14 +5318,14 @@ pub(super) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONCONDITION: M
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONREFERENCE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONREFERENCE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.PriorityLevelConfigurationReference",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONSPEC: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONSPEC: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.PriorityLevelConfigurationSpec",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -5334,14 +5334,14 @@ pub(super) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONSPEC: Messag
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONSTATUS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONSTATUS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.PriorityLevelConfigurationStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_FLOWCONTROL_V1BETA2_PRIORITYLEVELCONFIGURATIONCONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_QUEUINGCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_QUEUINGCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.QueuingConfiguration",
     fields: &[
         Field { number: 1, json: "queues", kind: Kind::Int, flags: 0 },
@@ -5350,7 +5350,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_QUEUINGCONFIGURATION: Message = Messag
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_RESOURCEPOLICYRULE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_RESOURCEPOLICYRULE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.ResourcePolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -5361,7 +5361,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_RESOURCEPOLICYRULE: Message = Message 
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_SERVICEACCOUNTSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_SERVICEACCOUNTSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.ServiceAccountSubject",
     fields: &[
         Field { number: 1, json: "namespace", kind: Kind::String, flags: 0 },
@@ -5369,7 +5369,7 @@ pub(super) static API_FLOWCONTROL_V1BETA2_SERVICEACCOUNTSUBJECT: Message = Messa
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_SUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_SUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.Subject",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -5379,14 +5379,14 @@ pub(super) static API_FLOWCONTROL_V1BETA2_SUBJECT: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA2_USERSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA2_USERSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta2.UserSubject",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_EXEMPTPRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_EXEMPTPRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.ExemptPriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "nominalConcurrencyShares", kind: Kind::Int, flags: 0 },
@@ -5394,14 +5394,14 @@ pub(super) static API_FLOWCONTROL_V1BETA3_EXEMPTPRIORITYLEVELCONFIGURATION: Mess
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_FLOWDISTINGUISHERMETHOD: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_FLOWDISTINGUISHERMETHOD: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.FlowDistinguisherMethod",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMA: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMA: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.FlowSchema",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5410,7 +5410,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMA: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMACONDITION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMACONDITION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.FlowSchemaCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -5421,7 +5421,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMACONDITION: Message = Message
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMASPEC: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMASPEC: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.FlowSchemaSpec",
     fields: &[
         Field { number: 1, json: "priorityLevelConfiguration", kind: Kind::Message(&API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONREFERENCE), flags: 0 },
@@ -5431,21 +5431,21 @@ pub(super) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMASPEC: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMASTATUS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_FLOWSCHEMASTATUS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.FlowSchemaStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_FLOWCONTROL_V1BETA3_FLOWSCHEMACONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_GROUPSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_GROUPSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.GroupSubject",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_LIMITEDPRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_LIMITEDPRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.LimitedPriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "nominalConcurrencyShares", kind: Kind::Int, flags: 0 },
@@ -5455,7 +5455,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_LIMITEDPRIORITYLEVELCONFIGURATION: Mes
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_LIMITRESPONSE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_LIMITRESPONSE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.LimitResponse",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -5463,7 +5463,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_LIMITRESPONSE: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_NONRESOURCEPOLICYRULE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_NONRESOURCEPOLICYRULE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.NonResourcePolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -5471,7 +5471,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_NONRESOURCEPOLICYRULE: Message = Messa
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_POLICYRULESWITHSUBJECTS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_POLICYRULESWITHSUBJECTS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.PolicyRulesWithSubjects",
     fields: &[
         Field { number: 1, json: "subjects", kind: Kind::Message(&API_FLOWCONTROL_V1BETA3_SUBJECT), flags: REPEATED },
@@ -5480,7 +5480,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_POLICYRULESWITHSUBJECTS: Message = Mes
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.PriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5489,7 +5489,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATION: Message = 
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONCONDITION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONCONDITION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.PriorityLevelConfigurationCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -5500,14 +5500,14 @@ pub(super) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONCONDITION: M
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONREFERENCE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONREFERENCE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.PriorityLevelConfigurationReference",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONSPEC: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONSPEC: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.PriorityLevelConfigurationSpec",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -5516,14 +5516,14 @@ pub(super) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONSPEC: Messag
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONSTATUS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONSTATUS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.PriorityLevelConfigurationStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_FLOWCONTROL_V1BETA3_PRIORITYLEVELCONFIGURATIONCONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_QUEUINGCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_QUEUINGCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.QueuingConfiguration",
     fields: &[
         Field { number: 1, json: "queues", kind: Kind::Int, flags: 0 },
@@ -5532,7 +5532,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_QUEUINGCONFIGURATION: Message = Messag
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_RESOURCEPOLICYRULE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_RESOURCEPOLICYRULE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.ResourcePolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -5543,7 +5543,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_RESOURCEPOLICYRULE: Message = Message 
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_SERVICEACCOUNTSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_SERVICEACCOUNTSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.ServiceAccountSubject",
     fields: &[
         Field { number: 1, json: "namespace", kind: Kind::String, flags: 0 },
@@ -5551,7 +5551,7 @@ pub(super) static API_FLOWCONTROL_V1BETA3_SERVICEACCOUNTSUBJECT: Message = Messa
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_SUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_SUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.Subject",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -5561,14 +5561,14 @@ pub(super) static API_FLOWCONTROL_V1BETA3_SUBJECT: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1BETA3_USERSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1BETA3_USERSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1beta3.UserSubject",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_EXEMPTPRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_EXEMPTPRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.ExemptPriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "nominalConcurrencyShares", kind: Kind::Int, flags: 0 },
@@ -5576,14 +5576,14 @@ pub(super) static API_FLOWCONTROL_V1_EXEMPTPRIORITYLEVELCONFIGURATION: Message =
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_FLOWDISTINGUISHERMETHOD: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_FLOWDISTINGUISHERMETHOD: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.FlowDistinguisherMethod",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_FLOWSCHEMA: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_FLOWSCHEMA: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.FlowSchema",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5592,7 +5592,7 @@ pub(super) static API_FLOWCONTROL_V1_FLOWSCHEMA: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_FLOWSCHEMACONDITION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_FLOWSCHEMACONDITION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.FlowSchemaCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -5603,7 +5603,7 @@ pub(super) static API_FLOWCONTROL_V1_FLOWSCHEMACONDITION: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_FLOWSCHEMASPEC: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_FLOWSCHEMASPEC: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.FlowSchemaSpec",
     fields: &[
         Field { number: 1, json: "priorityLevelConfiguration", kind: Kind::Message(&API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONREFERENCE), flags: 0 },
@@ -5613,21 +5613,21 @@ pub(super) static API_FLOWCONTROL_V1_FLOWSCHEMASPEC: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_FLOWSCHEMASTATUS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_FLOWSCHEMASTATUS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.FlowSchemaStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_FLOWCONTROL_V1_FLOWSCHEMACONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_GROUPSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_GROUPSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.GroupSubject",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_LIMITEDPRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_LIMITEDPRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.LimitedPriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "nominalConcurrencyShares", kind: Kind::Int, flags: 0 },
@@ -5637,7 +5637,7 @@ pub(super) static API_FLOWCONTROL_V1_LIMITEDPRIORITYLEVELCONFIGURATION: Message 
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_LIMITRESPONSE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_LIMITRESPONSE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.LimitResponse",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -5645,7 +5645,7 @@ pub(super) static API_FLOWCONTROL_V1_LIMITRESPONSE: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_NONRESOURCEPOLICYRULE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_NONRESOURCEPOLICYRULE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.NonResourcePolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -5653,7 +5653,7 @@ pub(super) static API_FLOWCONTROL_V1_NONRESOURCEPOLICYRULE: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_POLICYRULESWITHSUBJECTS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_POLICYRULESWITHSUBJECTS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.PolicyRulesWithSubjects",
     fields: &[
         Field { number: 1, json: "subjects", kind: Kind::Message(&API_FLOWCONTROL_V1_SUBJECT), flags: REPEATED },
@@ -5662,7 +5662,7 @@ pub(super) static API_FLOWCONTROL_V1_POLICYRULESWITHSUBJECTS: Message = Message 
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.PriorityLevelConfiguration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5671,7 +5671,7 @@ pub(super) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATION: Message = Messa
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONCONDITION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONCONDITION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.PriorityLevelConfigurationCondition",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: OMIT_ZERO },
@@ -5682,14 +5682,14 @@ pub(super) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONCONDITION: Messag
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONREFERENCE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONREFERENCE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.PriorityLevelConfigurationReference",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONSPEC: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONSPEC: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.PriorityLevelConfigurationSpec",
     fields: &[
         Field { number: 1, json: "type", kind: Kind::String, flags: 0 },
@@ -5698,14 +5698,14 @@ pub(super) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONSPEC: Message = M
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONSTATUS: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONSTATUS: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.PriorityLevelConfigurationStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&API_FLOWCONTROL_V1_PRIORITYLEVELCONFIGURATIONCONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_QUEUINGCONFIGURATION: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_QUEUINGCONFIGURATION: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.QueuingConfiguration",
     fields: &[
         Field { number: 1, json: "queues", kind: Kind::Int, flags: 0 },
@@ -5714,7 +5714,7 @@ pub(super) static API_FLOWCONTROL_V1_QUEUINGCONFIGURATION: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_RESOURCEPOLICYRULE: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_RESOURCEPOLICYRULE: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.ResourcePolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -5725,7 +5725,7 @@ pub(super) static API_FLOWCONTROL_V1_RESOURCEPOLICYRULE: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_SERVICEACCOUNTSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_SERVICEACCOUNTSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.ServiceAccountSubject",
     fields: &[
         Field { number: 1, json: "namespace", kind: Kind::String, flags: 0 },
@@ -5733,7 +5733,7 @@ pub(super) static API_FLOWCONTROL_V1_SERVICEACCOUNTSUBJECT: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_SUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_SUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.Subject",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -5743,14 +5743,14 @@ pub(super) static API_FLOWCONTROL_V1_SUBJECT: Message = Message {
     ],
 };
 
-pub(super) static API_FLOWCONTROL_V1_USERSUBJECT: Message = Message {
+pub(crate) static API_FLOWCONTROL_V1_USERSUBJECT: Message = Message {
     name: "k8s.io/api/flowcontrol/v1.UserSubject",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_HTTPINGRESSPATH: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_HTTPINGRESSPATH: Message = Message {
     name: "k8s.io/api/networking/v1beta1.HTTPIngressPath",
     fields: &[
         Field { number: 1, json: "path", kind: Kind::String, flags: OMIT_ZERO },
@@ -5759,14 +5759,14 @@ pub(super) static API_NETWORKING_V1BETA1_HTTPINGRESSPATH: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_HTTPINGRESSRULEVALUE: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_HTTPINGRESSRULEVALUE: Message = Message {
     name: "k8s.io/api/networking/v1beta1.HTTPIngressRuleValue",
     fields: &[
         Field { number: 1, json: "paths", kind: Kind::Message(&API_NETWORKING_V1BETA1_HTTPINGRESSPATH), flags: REPEATED },
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.Ingress",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5775,7 +5775,7 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSBACKEND: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSBACKEND: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressBackend",
     fields: &[
         Field { number: 1, json: "serviceName", kind: Kind::String, flags: OMIT_ZERO },
@@ -5784,7 +5784,7 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSBACKEND: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSCLASS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSCLASS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5792,7 +5792,7 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSCLASS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSCLASSPARAMETERSREFERENCE: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSCLASSPARAMETERSREFERENCE: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressClassParametersReference",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: 0 },
@@ -5803,7 +5803,7 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSCLASSPARAMETERSREFERENCE: Messag
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSCLASSSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSCLASSSPEC: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressClassSpec",
     fields: &[
         Field { number: 1, json: "controller", kind: Kind::String, flags: OMIT_ZERO },
@@ -5811,7 +5811,7 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSCLASSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSLOADBALANCERINGRESS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSLOADBALANCERINGRESS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressLoadBalancerIngress",
     fields: &[
         Field { number: 1, json: "ip", kind: Kind::String, flags: OMIT_ZERO },
@@ -5820,14 +5820,14 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSLOADBALANCERINGRESS: Message = M
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSLOADBALANCERSTATUS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSLOADBALANCERSTATUS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressLoadBalancerStatus",
     fields: &[
         Field { number: 1, json: "ingress", kind: Kind::Message(&API_NETWORKING_V1BETA1_INGRESSLOADBALANCERINGRESS), flags: REPEATED },
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSPORTSTATUS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSPORTSTATUS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressPortStatus",
     fields: &[
         Field { number: 1, json: "port", kind: Kind::Int, flags: 0 },
@@ -5836,7 +5836,7 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSPORTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSRULE: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSRULE: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressRule",
     fields: &[
         Field { number: 1, json: "host", kind: Kind::String, flags: OMIT_ZERO },
@@ -5844,14 +5844,14 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSRULE: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSRULEVALUE: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSRULEVALUE: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressRuleValue",
     fields: &[
         Field { number: 1, json: "http", kind: Kind::Message(&API_NETWORKING_V1BETA1_HTTPINGRESSRULEVALUE), flags: 0 },
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSSPEC: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressSpec",
     fields: &[
         Field { number: 1, json: "backend", kind: Kind::Message(&API_NETWORKING_V1BETA1_INGRESSBACKEND), flags: 0 },
@@ -5861,14 +5861,14 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSSTATUS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSSTATUS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressStatus",
     fields: &[
         Field { number: 1, json: "loadBalancer", kind: Kind::Message(&API_NETWORKING_V1BETA1_INGRESSLOADBALANCERSTATUS), flags: 0 },
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_INGRESSTLS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_INGRESSTLS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IngressTLS",
     fields: &[
         Field { number: 1, json: "hosts", kind: Kind::String, flags: REPEATED },
@@ -5876,7 +5876,7 @@ pub(super) static API_NETWORKING_V1BETA1_INGRESSTLS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_IPADDRESS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_IPADDRESS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IPAddress",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5884,14 +5884,14 @@ pub(super) static API_NETWORKING_V1BETA1_IPADDRESS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_IPADDRESSSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_IPADDRESSSPEC: Message = Message {
     name: "k8s.io/api/networking/v1beta1.IPAddressSpec",
     fields: &[
         Field { number: 1, json: "parentRef", kind: Kind::Message(&API_NETWORKING_V1BETA1_PARENTREFERENCE), flags: 0 },
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_PARENTREFERENCE: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_PARENTREFERENCE: Message = Message {
     name: "k8s.io/api/networking/v1beta1.ParentReference",
     fields: &[
         Field { number: 1, json: "group", kind: Kind::String, flags: OMIT_ZERO },
@@ -5901,7 +5901,7 @@ pub(super) static API_NETWORKING_V1BETA1_PARENTREFERENCE: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_SERVICECIDR: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_SERVICECIDR: Message = Message {
     name: "k8s.io/api/networking/v1beta1.ServiceCIDR",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5910,21 +5910,21 @@ pub(super) static API_NETWORKING_V1BETA1_SERVICECIDR: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_SERVICECIDRSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_SERVICECIDRSPEC: Message = Message {
     name: "k8s.io/api/networking/v1beta1.ServiceCIDRSpec",
     fields: &[
         Field { number: 1, json: "cidrs", kind: Kind::String, flags: REPEATED },
     ],
 };
 
-pub(super) static API_NETWORKING_V1BETA1_SERVICECIDRSTATUS: Message = Message {
+pub(crate) static API_NETWORKING_V1BETA1_SERVICECIDRSTATUS: Message = Message {
     name: "k8s.io/api/networking/v1beta1.ServiceCIDRStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_CONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_NETWORKING_V1_HTTPINGRESSPATH: Message = Message {
+pub(crate) static API_NETWORKING_V1_HTTPINGRESSPATH: Message = Message {
     name: "k8s.io/api/networking/v1.HTTPIngressPath",
     fields: &[
         Field { number: 1, json: "path", kind: Kind::String, flags: OMIT_ZERO },
@@ -5933,14 +5933,14 @@ pub(super) static API_NETWORKING_V1_HTTPINGRESSPATH: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_HTTPINGRESSRULEVALUE: Message = Message {
+pub(crate) static API_NETWORKING_V1_HTTPINGRESSRULEVALUE: Message = Message {
     name: "k8s.io/api/networking/v1.HTTPIngressRuleValue",
     fields: &[
         Field { number: 1, json: "paths", kind: Kind::Message(&API_NETWORKING_V1_HTTPINGRESSPATH), flags: REPEATED },
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESS: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESS: Message = Message {
     name: "k8s.io/api/networking/v1.Ingress",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5949,7 +5949,7 @@ pub(super) static API_NETWORKING_V1_INGRESS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSBACKEND: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSBACKEND: Message = Message {
     name: "k8s.io/api/networking/v1.IngressBackend",
     fields: &[
         Field { number: 3, json: "resource", kind: Kind::Message(&API_CORE_V1_TYPEDLOCALOBJECTREFERENCE), flags: 0 },
@@ -5957,7 +5957,7 @@ pub(super) static API_NETWORKING_V1_INGRESSBACKEND: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSCLASS: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSCLASS: Message = Message {
     name: "k8s.io/api/networking/v1.IngressClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -5965,7 +5965,7 @@ pub(super) static API_NETWORKING_V1_INGRESSCLASS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSCLASSPARAMETERSREFERENCE: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSCLASSPARAMETERSREFERENCE: Message = Message {
     name: "k8s.io/api/networking/v1.IngressClassParametersReference",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: 0 },
@@ -5976,7 +5976,7 @@ pub(super) static API_NETWORKING_V1_INGRESSCLASSPARAMETERSREFERENCE: Message = M
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSCLASSSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSCLASSSPEC: Message = Message {
     name: "k8s.io/api/networking/v1.IngressClassSpec",
     fields: &[
         Field { number: 1, json: "controller", kind: Kind::String, flags: OMIT_ZERO },
@@ -5984,7 +5984,7 @@ pub(super) static API_NETWORKING_V1_INGRESSCLASSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSLOADBALANCERINGRESS: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSLOADBALANCERINGRESS: Message = Message {
     name: "k8s.io/api/networking/v1.IngressLoadBalancerIngress",
     fields: &[
         Field { number: 1, json: "ip", kind: Kind::String, flags: OMIT_ZERO },
@@ -5993,14 +5993,14 @@ pub(super) static API_NETWORKING_V1_INGRESSLOADBALANCERINGRESS: Message = Messag
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSLOADBALANCERSTATUS: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSLOADBALANCERSTATUS: Message = Message {
     name: "k8s.io/api/networking/v1.IngressLoadBalancerStatus",
     fields: &[
         Field { number: 1, json: "ingress", kind: Kind::Message(&API_NETWORKING_V1_INGRESSLOADBALANCERINGRESS), flags: REPEATED },
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSPORTSTATUS: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSPORTSTATUS: Message = Message {
     name: "k8s.io/api/networking/v1.IngressPortStatus",
     fields: &[
         Field { number: 1, json: "port", kind: Kind::Int, flags: 0 },
@@ -6009,7 +6009,7 @@ pub(super) static API_NETWORKING_V1_INGRESSPORTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSRULE: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSRULE: Message = Message {
     name: "k8s.io/api/networking/v1.IngressRule",
     fields: &[
         Field { number: 1, json: "host", kind: Kind::String, flags: OMIT_ZERO },
@@ -6017,14 +6017,14 @@ pub(super) static API_NETWORKING_V1_INGRESSRULE: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSRULEVALUE: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSRULEVALUE: Message = Message {
     name: "k8s.io/api/networking/v1.IngressRuleValue",
     fields: &[
         Field { number: 1, json: "http", kind: Kind::Message(&API_NETWORKING_V1_HTTPINGRESSRULEVALUE), flags: 0 },
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSSERVICEBACKEND: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSSERVICEBACKEND: Message = Message {
     name: "k8s.io/api/networking/v1.IngressServiceBackend",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -6032,7 +6032,7 @@ pub(super) static API_NETWORKING_V1_INGRESSSERVICEBACKEND: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSSPEC: Message = Message {
     name: "k8s.io/api/networking/v1.IngressSpec",
     fields: &[
         Field { number: 1, json: "defaultBackend", kind: Kind::Message(&API_NETWORKING_V1_INGRESSBACKEND), flags: 0 },
@@ -6042,14 +6042,14 @@ pub(super) static API_NETWORKING_V1_INGRESSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSSTATUS: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSSTATUS: Message = Message {
     name: "k8s.io/api/networking/v1.IngressStatus",
     fields: &[
         Field { number: 1, json: "loadBalancer", kind: Kind::Message(&API_NETWORKING_V1_INGRESSLOADBALANCERSTATUS), flags: 0 },
     ],
 };
 
-pub(super) static API_NETWORKING_V1_INGRESSTLS: Message = Message {
+pub(crate) static API_NETWORKING_V1_INGRESSTLS: Message = Message {
     name: "k8s.io/api/networking/v1.IngressTLS",
     fields: &[
         Field { number: 1, json: "hosts", kind: Kind::String, flags: REPEATED },
@@ -6057,7 +6057,7 @@ pub(super) static API_NETWORKING_V1_INGRESSTLS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_IPADDRESS: Message = Message {
+pub(crate) static API_NETWORKING_V1_IPADDRESS: Message = Message {
     name: "k8s.io/api/networking/v1.IPAddress",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6065,14 +6065,14 @@ pub(super) static API_NETWORKING_V1_IPADDRESS: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_IPADDRESSSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1_IPADDRESSSPEC: Message = Message {
     name: "k8s.io/api/networking/v1.IPAddressSpec",
     fields: &[
         Field { number: 1, json: "parentRef", kind: Kind::Message(&API_NETWORKING_V1_PARENTREFERENCE), flags: 0 },
     ],
 };
 
-pub(super) static API_NETWORKING_V1_IPBLOCK: Message = Message {
+pub(crate) static API_NETWORKING_V1_IPBLOCK: Message = Message {
     name: "k8s.io/api/networking/v1.IPBlock",
     fields: &[
         Field { number: 1, json: "cidr", kind: Kind::String, flags: 0 },
@@ -6080,7 +6080,7 @@ pub(super) static API_NETWORKING_V1_IPBLOCK: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_NETWORKPOLICY: Message = Message {
+pub(crate) static API_NETWORKING_V1_NETWORKPOLICY: Message = Message {
     name: "k8s.io/api/networking/v1.NetworkPolicy",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6088,7 +6088,7 @@ pub(super) static API_NETWORKING_V1_NETWORKPOLICY: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_NETWORKPOLICYEGRESSRULE: Message = Message {
+pub(crate) static API_NETWORKING_V1_NETWORKPOLICYEGRESSRULE: Message = Message {
     name: "k8s.io/api/networking/v1.NetworkPolicyEgressRule",
     fields: &[
         Field { number: 1, json: "ports", kind: Kind::Message(&API_NETWORKING_V1_NETWORKPOLICYPORT), flags: REPEATED },
@@ -6096,7 +6096,7 @@ pub(super) static API_NETWORKING_V1_NETWORKPOLICYEGRESSRULE: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_NETWORKPOLICYINGRESSRULE: Message = Message {
+pub(crate) static API_NETWORKING_V1_NETWORKPOLICYINGRESSRULE: Message = Message {
     name: "k8s.io/api/networking/v1.NetworkPolicyIngressRule",
     fields: &[
         Field { number: 1, json: "ports", kind: Kind::Message(&API_NETWORKING_V1_NETWORKPOLICYPORT), flags: REPEATED },
@@ -6104,7 +6104,7 @@ pub(super) static API_NETWORKING_V1_NETWORKPOLICYINGRESSRULE: Message = Message 
     ],
 };
 
-pub(super) static API_NETWORKING_V1_NETWORKPOLICYPEER: Message = Message {
+pub(crate) static API_NETWORKING_V1_NETWORKPOLICYPEER: Message = Message {
     name: "k8s.io/api/networking/v1.NetworkPolicyPeer",
     fields: &[
         Field { number: 1, json: "podSelector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -6113,7 +6113,7 @@ pub(super) static API_NETWORKING_V1_NETWORKPOLICYPEER: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_NETWORKPOLICYPORT: Message = Message {
+pub(crate) static API_NETWORKING_V1_NETWORKPOLICYPORT: Message = Message {
     name: "k8s.io/api/networking/v1.NetworkPolicyPort",
     fields: &[
         Field { number: 1, json: "protocol", kind: Kind::String, flags: 0 },
@@ -6122,7 +6122,7 @@ pub(super) static API_NETWORKING_V1_NETWORKPOLICYPORT: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_NETWORKPOLICYSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1_NETWORKPOLICYSPEC: Message = Message {
     name: "k8s.io/api/networking/v1.NetworkPolicySpec",
     fields: &[
         Field { number: 1, json: "podSelector", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: 0 },
@@ -6132,7 +6132,7 @@ pub(super) static API_NETWORKING_V1_NETWORKPOLICYSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_PARENTREFERENCE: Message = Message {
+pub(crate) static API_NETWORKING_V1_PARENTREFERENCE: Message = Message {
     name: "k8s.io/api/networking/v1.ParentReference",
     fields: &[
         Field { number: 1, json: "group", kind: Kind::String, flags: OMIT_ZERO },
@@ -6142,7 +6142,7 @@ pub(super) static API_NETWORKING_V1_PARENTREFERENCE: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_SERVICEBACKENDPORT: Message = Message {
+pub(crate) static API_NETWORKING_V1_SERVICEBACKENDPORT: Message = Message {
     name: "k8s.io/api/networking/v1.ServiceBackendPort",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: OMIT_ZERO },
@@ -6150,7 +6150,7 @@ pub(super) static API_NETWORKING_V1_SERVICEBACKENDPORT: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_SERVICECIDR: Message = Message {
+pub(crate) static API_NETWORKING_V1_SERVICECIDR: Message = Message {
     name: "k8s.io/api/networking/v1.ServiceCIDR",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6159,28 +6159,28 @@ pub(super) static API_NETWORKING_V1_SERVICECIDR: Message = Message {
     ],
 };
 
-pub(super) static API_NETWORKING_V1_SERVICECIDRSPEC: Message = Message {
+pub(crate) static API_NETWORKING_V1_SERVICECIDRSPEC: Message = Message {
     name: "k8s.io/api/networking/v1.ServiceCIDRSpec",
     fields: &[
         Field { number: 1, json: "cidrs", kind: Kind::String, flags: REPEATED },
     ],
 };
 
-pub(super) static API_NETWORKING_V1_SERVICECIDRSTATUS: Message = Message {
+pub(crate) static API_NETWORKING_V1_SERVICECIDRSTATUS: Message = Message {
     name: "k8s.io/api/networking/v1.ServiceCIDRStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_CONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_NODE_V1ALPHA1_OVERHEAD: Message = Message {
+pub(crate) static API_NODE_V1ALPHA1_OVERHEAD: Message = Message {
     name: "k8s.io/api/node/v1alpha1.Overhead",
     fields: &[
         Field { number: 1, json: "podFixed", kind: Kind::Map(&Kind::Quantity), flags: 0 },
     ],
 };
 
-pub(super) static API_NODE_V1ALPHA1_RUNTIMECLASS: Message = Message {
+pub(crate) static API_NODE_V1ALPHA1_RUNTIMECLASS: Message = Message {
     name: "k8s.io/api/node/v1alpha1.RuntimeClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6188,7 +6188,7 @@ pub(super) static API_NODE_V1ALPHA1_RUNTIMECLASS: Message = Message {
     ],
 };
 
-pub(super) static API_NODE_V1ALPHA1_RUNTIMECLASSSPEC: Message = Message {
+pub(crate) static API_NODE_V1ALPHA1_RUNTIMECLASSSPEC: Message = Message {
     name: "k8s.io/api/node/v1alpha1.RuntimeClassSpec",
     fields: &[
         Field { number: 1, json: "runtimeHandler", kind: Kind::String, flags: 0 },
@@ -6197,7 +6197,7 @@ pub(super) static API_NODE_V1ALPHA1_RUNTIMECLASSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_NODE_V1ALPHA1_SCHEDULING: Message = Message {
+pub(crate) static API_NODE_V1ALPHA1_SCHEDULING: Message = Message {
     name: "k8s.io/api/node/v1alpha1.Scheduling",
     fields: &[
         Field { number: 1, json: "nodeSelector", kind: Kind::Map(&Kind::String), flags: 0 },
@@ -6205,14 +6205,14 @@ pub(super) static API_NODE_V1ALPHA1_SCHEDULING: Message = Message {
     ],
 };
 
-pub(super) static API_NODE_V1BETA1_OVERHEAD: Message = Message {
+pub(crate) static API_NODE_V1BETA1_OVERHEAD: Message = Message {
     name: "k8s.io/api/node/v1beta1.Overhead",
     fields: &[
         Field { number: 1, json: "podFixed", kind: Kind::Map(&Kind::Quantity), flags: 0 },
     ],
 };
 
-pub(super) static API_NODE_V1BETA1_RUNTIMECLASS: Message = Message {
+pub(crate) static API_NODE_V1BETA1_RUNTIMECLASS: Message = Message {
     name: "k8s.io/api/node/v1beta1.RuntimeClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6222,7 +6222,7 @@ pub(super) static API_NODE_V1BETA1_RUNTIMECLASS: Message = Message {
     ],
 };
 
-pub(super) static API_NODE_V1BETA1_SCHEDULING: Message = Message {
+pub(crate) static API_NODE_V1BETA1_SCHEDULING: Message = Message {
     name: "k8s.io/api/node/v1beta1.Scheduling",
     fields: &[
         Field { number: 1, json: "nodeSelector", kind: Kind::Map(&Kind::String), flags: 0 },
@@ -6230,14 +6230,14 @@ pub(super) static API_NODE_V1BETA1_SCHEDULING: Message = Message {
     ],
 };
 
-pub(super) static API_NODE_V1_OVERHEAD: Message = Message {
+pub(crate) static API_NODE_V1_OVERHEAD: Message = Message {
     name: "k8s.io/api/node/v1.Overhead",
     fields: &[
         Field { number: 1, json: "podFixed", kind: Kind::Map(&Kind::Quantity), flags: 0 },
     ],
 };
 
-pub(super) static API_NODE_V1_RUNTIMECLASS: Message = Message {
+pub(crate) static API_NODE_V1_RUNTIMECLASS: Message = Message {
     name: "k8s.io/api/node/v1.RuntimeClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6247,7 +6247,7 @@ pub(super) static API_NODE_V1_RUNTIMECLASS: Message = Message {
     ],
 };
 
-pub(super) static API_NODE_V1_SCHEDULING: Message = Message {
+pub(crate) static API_NODE_V1_SCHEDULING: Message = Message {
     name: "k8s.io/api/node/v1.Scheduling",
     fields: &[
         Field { number: 1, json: "nodeSelector", kind: Kind::Map(&Kind::String), flags: 0 },
@@ -6255,7 +6255,7 @@ pub(super) static API_NODE_V1_SCHEDULING: Message = Message {
     ],
 };
 
-pub(super) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGET: Message = Message {
+pub(crate) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGET: Message = Message {
     name: "k8s.io/api/policy/v1beta1.PodDisruptionBudget",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6264,7 +6264,7 @@ pub(super) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGET: Message = Message {
     ],
 };
 
-pub(super) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGETSPEC: Message = Message {
+pub(crate) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGETSPEC: Message = Message {
     name: "k8s.io/api/policy/v1beta1.PodDisruptionBudgetSpec",
     fields: &[
         Field { number: 1, json: "minAvailable", kind: Kind::IntOrString, flags: 0 },
@@ -6274,7 +6274,7 @@ pub(super) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGETSPEC: Message = Message 
     ],
 };
 
-pub(super) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGETSTATUS: Message = Message {
+pub(crate) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGETSTATUS: Message = Message {
     name: "k8s.io/api/policy/v1beta1.PodDisruptionBudgetStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -6287,7 +6287,7 @@ pub(super) static API_POLICY_V1BETA1_PODDISRUPTIONBUDGETSTATUS: Message = Messag
     ],
 };
 
-pub(super) static API_POLICY_V1_PODDISRUPTIONBUDGET: Message = Message {
+pub(crate) static API_POLICY_V1_PODDISRUPTIONBUDGET: Message = Message {
     name: "k8s.io/api/policy/v1.PodDisruptionBudget",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6296,7 +6296,7 @@ pub(super) static API_POLICY_V1_PODDISRUPTIONBUDGET: Message = Message {
     ],
 };
 
-pub(super) static API_POLICY_V1_PODDISRUPTIONBUDGETSPEC: Message = Message {
+pub(crate) static API_POLICY_V1_PODDISRUPTIONBUDGETSPEC: Message = Message {
     name: "k8s.io/api/policy/v1.PodDisruptionBudgetSpec",
     fields: &[
         Field { number: 1, json: "minAvailable", kind: Kind::IntOrString, flags: 0 },
@@ -6306,7 +6306,7 @@ pub(super) static API_POLICY_V1_PODDISRUPTIONBUDGETSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_POLICY_V1_PODDISRUPTIONBUDGETSTATUS: Message = Message {
+pub(crate) static API_POLICY_V1_PODDISRUPTIONBUDGETSTATUS: Message = Message {
     name: "k8s.io/api/policy/v1.PodDisruptionBudgetStatus",
     fields: &[
         Field { number: 1, json: "observedGeneration", kind: Kind::Int, flags: OMIT_ZERO },
@@ -6319,14 +6319,14 @@ pub(super) static API_POLICY_V1_PODDISRUPTIONBUDGETSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1ALPHA1_AGGREGATIONRULE: Message = Message {
+pub(crate) static API_RBAC_V1ALPHA1_AGGREGATIONRULE: Message = Message {
     name: "k8s.io/api/rbac/v1alpha1.AggregationRule",
     fields: &[
         Field { number: 1, json: "clusterRoleSelectors", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: REPEATED },
     ],
 };
 
-pub(super) static API_RBAC_V1ALPHA1_CLUSTERROLE: Message = Message {
+pub(crate) static API_RBAC_V1ALPHA1_CLUSTERROLE: Message = Message {
     name: "k8s.io/api/rbac/v1alpha1.ClusterRole",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6335,7 +6335,7 @@ pub(super) static API_RBAC_V1ALPHA1_CLUSTERROLE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1ALPHA1_CLUSTERROLEBINDING: Message = Message {
+pub(crate) static API_RBAC_V1ALPHA1_CLUSTERROLEBINDING: Message = Message {
     name: "k8s.io/api/rbac/v1alpha1.ClusterRoleBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6344,7 +6344,7 @@ pub(super) static API_RBAC_V1ALPHA1_CLUSTERROLEBINDING: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1ALPHA1_POLICYRULE: Message = Message {
+pub(crate) static API_RBAC_V1ALPHA1_POLICYRULE: Message = Message {
     name: "k8s.io/api/rbac/v1alpha1.PolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -6355,7 +6355,7 @@ pub(super) static API_RBAC_V1ALPHA1_POLICYRULE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1ALPHA1_ROLE: Message = Message {
+pub(crate) static API_RBAC_V1ALPHA1_ROLE: Message = Message {
     name: "k8s.io/api/rbac/v1alpha1.Role",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6363,7 +6363,7 @@ pub(super) static API_RBAC_V1ALPHA1_ROLE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1ALPHA1_ROLEBINDING: Message = Message {
+pub(crate) static API_RBAC_V1ALPHA1_ROLEBINDING: Message = Message {
     name: "k8s.io/api/rbac/v1alpha1.RoleBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6372,7 +6372,7 @@ pub(super) static API_RBAC_V1ALPHA1_ROLEBINDING: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1ALPHA1_ROLEREF: Message = Message {
+pub(crate) static API_RBAC_V1ALPHA1_ROLEREF: Message = Message {
     name: "k8s.io/api/rbac/v1alpha1.RoleRef",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: 0 },
@@ -6381,7 +6381,7 @@ pub(super) static API_RBAC_V1ALPHA1_ROLEREF: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1ALPHA1_SUBJECT: Message = Message {
+pub(crate) static API_RBAC_V1ALPHA1_SUBJECT: Message = Message {
     name: "k8s.io/api/rbac/v1alpha1.Subject",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -6391,14 +6391,14 @@ pub(super) static API_RBAC_V1ALPHA1_SUBJECT: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1BETA1_AGGREGATIONRULE: Message = Message {
+pub(crate) static API_RBAC_V1BETA1_AGGREGATIONRULE: Message = Message {
     name: "k8s.io/api/rbac/v1beta1.AggregationRule",
     fields: &[
         Field { number: 1, json: "clusterRoleSelectors", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: REPEATED },
     ],
 };
 
-pub(super) static API_RBAC_V1BETA1_CLUSTERROLE: Message = Message {
+pub(crate) static API_RBAC_V1BETA1_CLUSTERROLE: Message = Message {
     name: "k8s.io/api/rbac/v1beta1.ClusterRole",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6407,7 +6407,7 @@ pub(super) static API_RBAC_V1BETA1_CLUSTERROLE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1BETA1_CLUSTERROLEBINDING: Message = Message {
+pub(crate) static API_RBAC_V1BETA1_CLUSTERROLEBINDING: Message = Message {
     name: "k8s.io/api/rbac/v1beta1.ClusterRoleBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6416,7 +6416,7 @@ pub(super) static API_RBAC_V1BETA1_CLUSTERROLEBINDING: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1BETA1_POLICYRULE: Message = Message {
+pub(crate) static API_RBAC_V1BETA1_POLICYRULE: Message = Message {
     name: "k8s.io/api/rbac/v1beta1.PolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -6427,7 +6427,7 @@ pub(super) static API_RBAC_V1BETA1_POLICYRULE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1BETA1_ROLE: Message = Message {
+pub(crate) static API_RBAC_V1BETA1_ROLE: Message = Message {
     name: "k8s.io/api/rbac/v1beta1.Role",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6435,7 +6435,7 @@ pub(super) static API_RBAC_V1BETA1_ROLE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1BETA1_ROLEBINDING: Message = Message {
+pub(crate) static API_RBAC_V1BETA1_ROLEBINDING: Message = Message {
     name: "k8s.io/api/rbac/v1beta1.RoleBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6444,7 +6444,7 @@ pub(super) static API_RBAC_V1BETA1_ROLEBINDING: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1BETA1_ROLEREF: Message = Message {
+pub(crate) static API_RBAC_V1BETA1_ROLEREF: Message = Message {
     name: "k8s.io/api/rbac/v1beta1.RoleRef",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: 0 },
@@ -6453,7 +6453,7 @@ pub(super) static API_RBAC_V1BETA1_ROLEREF: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1BETA1_SUBJECT: Message = Message {
+pub(crate) static API_RBAC_V1BETA1_SUBJECT: Message = Message {
     name: "k8s.io/api/rbac/v1beta1.Subject",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -6463,14 +6463,14 @@ pub(super) static API_RBAC_V1BETA1_SUBJECT: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1_AGGREGATIONRULE: Message = Message {
+pub(crate) static API_RBAC_V1_AGGREGATIONRULE: Message = Message {
     name: "k8s.io/api/rbac/v1.AggregationRule",
     fields: &[
         Field { number: 1, json: "clusterRoleSelectors", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_LABELSELECTOR), flags: REPEATED },
     ],
 };
 
-pub(super) static API_RBAC_V1_CLUSTERROLE: Message = Message {
+pub(crate) static API_RBAC_V1_CLUSTERROLE: Message = Message {
     name: "k8s.io/api/rbac/v1.ClusterRole",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6479,7 +6479,7 @@ pub(super) static API_RBAC_V1_CLUSTERROLE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1_CLUSTERROLEBINDING: Message = Message {
+pub(crate) static API_RBAC_V1_CLUSTERROLEBINDING: Message = Message {
     name: "k8s.io/api/rbac/v1.ClusterRoleBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6488,7 +6488,7 @@ pub(super) static API_RBAC_V1_CLUSTERROLEBINDING: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1_POLICYRULE: Message = Message {
+pub(crate) static API_RBAC_V1_POLICYRULE: Message = Message {
     name: "k8s.io/api/rbac/v1.PolicyRule",
     fields: &[
         Field { number: 1, json: "verbs", kind: Kind::String, flags: REPEATED },
@@ -6499,7 +6499,7 @@ pub(super) static API_RBAC_V1_POLICYRULE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1_ROLE: Message = Message {
+pub(crate) static API_RBAC_V1_ROLE: Message = Message {
     name: "k8s.io/api/rbac/v1.Role",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6507,7 +6507,7 @@ pub(super) static API_RBAC_V1_ROLE: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1_ROLEBINDING: Message = Message {
+pub(crate) static API_RBAC_V1_ROLEBINDING: Message = Message {
     name: "k8s.io/api/rbac/v1.RoleBinding",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6516,7 +6516,7 @@ pub(super) static API_RBAC_V1_ROLEBINDING: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1_ROLEREF: Message = Message {
+pub(crate) static API_RBAC_V1_ROLEREF: Message = Message {
     name: "k8s.io/api/rbac/v1.RoleRef",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: 0 },
@@ -6525,7 +6525,7 @@ pub(super) static API_RBAC_V1_ROLEREF: Message = Message {
     ],
 };
 
-pub(super) static API_RBAC_V1_SUBJECT: Message = Message {
+pub(crate) static API_RBAC_V1_SUBJECT: Message = Message {
     name: "k8s.io/api/rbac/v1.Subject",
     fields: &[
         Field { number: 1, json: "kind", kind: Kind::String, flags: 0 },
@@ -6535,7 +6535,7 @@ pub(super) static API_RBAC_V1_SUBJECT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINT: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_DEVICETAINT: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.DeviceTaint",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -6545,7 +6545,7 @@ pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINTRULE: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_DEVICETAINTRULE: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.DeviceTaintRule",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6554,7 +6554,7 @@ pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINTRULE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINTRULESPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_DEVICETAINTRULESPEC: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.DeviceTaintRuleSpec",
     fields: &[
         Field { number: 1, json: "deviceSelector", kind: Kind::Message(&API_RESOURCE_V1ALPHA3_DEVICETAINTSELECTOR), flags: 0 },
@@ -6562,14 +6562,14 @@ pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINTRULESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINTRULESTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_DEVICETAINTRULESTATUS: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.DeviceTaintRuleStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_CONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINTSELECTOR: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_DEVICETAINTSELECTOR: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.DeviceTaintSelector",
     fields: &[
         Field { number: 2, json: "driver", kind: Kind::String, flags: 0 },
@@ -6578,7 +6578,7 @@ pub(super) static API_RESOURCE_V1ALPHA3_DEVICETAINTSELECTOR: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_POOLSTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_POOLSTATUS: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.PoolStatus",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: OMIT_ZERO },
@@ -6594,7 +6594,7 @@ pub(super) static API_RESOURCE_V1ALPHA3_POOLSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.ResourcePoolStatusRequest",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6603,7 +6603,7 @@ pub(super) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUEST: Message = Mes
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUESTSPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUESTSPEC: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.ResourcePoolStatusRequestSpec",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -6612,7 +6612,7 @@ pub(super) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUESTSPEC: Message =
     ],
 };
 
-pub(super) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUESTSTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUESTSTATUS: Message = Message {
     name: "k8s.io/api/resource/v1alpha3.ResourcePoolStatusRequestStatus",
     fields: &[
         Field { number: 2, json: "pools", kind: Kind::Message(&API_RESOURCE_V1ALPHA3_POOLSTATUS), flags: REPEATED },
@@ -6621,7 +6621,7 @@ pub(super) static API_RESOURCE_V1ALPHA3_RESOURCEPOOLSTATUSREQUESTSTATUS: Message
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_ALLOCATEDDEVICESTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_ALLOCATEDDEVICESTATUS: Message = Message {
     name: "k8s.io/api/resource/v1beta1.AllocatedDeviceStatus",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -6634,7 +6634,7 @@ pub(super) static API_RESOURCE_V1BETA1_ALLOCATEDDEVICESTATUS: Message = Message 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_ALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_ALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1beta1.AllocationResult",
     fields: &[
         Field { number: 1, json: "devices", kind: Kind::Message(&API_RESOURCE_V1BETA1_DEVICEALLOCATIONRESULT), flags: 0 },
@@ -6643,7 +6643,7 @@ pub(super) static API_RESOURCE_V1BETA1_ALLOCATIONRESULT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_BASICDEVICE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_BASICDEVICE: Message = Message {
     name: "k8s.io/api/resource/v1beta1.BasicDevice",
     fields: &[
         Field { number: 1, json: "attributes", kind: Kind::Map(&Kind::Message(&API_RESOURCE_V1BETA1_DEVICEATTRIBUTE)), flags: 0 },
@@ -6661,7 +6661,7 @@ pub(super) static API_RESOURCE_V1BETA1_BASICDEVICE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_CAPACITYREQUESTPOLICY: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_CAPACITYREQUESTPOLICY: Message = Message {
     name: "k8s.io/api/resource/v1beta1.CapacityRequestPolicy",
     fields: &[
         Field { number: 1, json: "default", kind: Kind::Quantity, flags: 0 },
@@ -6670,7 +6670,7 @@ pub(super) static API_RESOURCE_V1BETA1_CAPACITYREQUESTPOLICY: Message = Message 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_CAPACITYREQUESTPOLICYRANGE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_CAPACITYREQUESTPOLICYRANGE: Message = Message {
     name: "k8s.io/api/resource/v1beta1.CapacityRequestPolicyRange",
     fields: &[
         Field { number: 1, json: "min", kind: Kind::Quantity, flags: 0 },
@@ -6679,28 +6679,28 @@ pub(super) static API_RESOURCE_V1BETA1_CAPACITYREQUESTPOLICYRANGE: Message = Mes
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_CAPACITYREQUIREMENTS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_CAPACITYREQUIREMENTS: Message = Message {
     name: "k8s.io/api/resource/v1beta1.CapacityRequirements",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::Map(&Kind::Quantity), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_CELDEVICESELECTOR: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_CELDEVICESELECTOR: Message = Message {
     name: "k8s.io/api/resource/v1beta1.CELDeviceSelector",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_COUNTER: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_COUNTER: Message = Message {
     name: "k8s.io/api/resource/v1beta1.Counter",
     fields: &[
         Field { number: 1, json: "value", kind: Kind::Quantity, flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_COUNTERSET: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_COUNTERSET: Message = Message {
     name: "k8s.io/api/resource/v1beta1.CounterSet",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -6708,7 +6708,7 @@ pub(super) static API_RESOURCE_V1BETA1_COUNTERSET: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICE: Message = Message {
     name: "k8s.io/api/resource/v1beta1.Device",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -6716,7 +6716,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICEALLOCATIONCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICEALLOCATIONCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceAllocationConfiguration",
     fields: &[
         Field { number: 1, json: "source", kind: Kind::String, flags: 0 },
@@ -6725,7 +6725,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICEALLOCATIONCONFIGURATION: Message = 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICEALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICEALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceAllocationResult",
     fields: &[
         Field { number: 1, json: "results", kind: Kind::Message(&API_RESOURCE_V1BETA1_DEVICEREQUESTALLOCATIONRESULT), flags: REPEATED },
@@ -6733,7 +6733,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICEALLOCATIONRESULT: Message = Message
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICEATTRIBUTE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICEATTRIBUTE: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceAttribute",
     fields: &[
         Field { number: 2, json: "int", kind: Kind::Int, flags: 0 },
@@ -6747,7 +6747,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICEATTRIBUTE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECAPACITY: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECAPACITY: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceCapacity",
     fields: &[
         Field { number: 1, json: "value", kind: Kind::Quantity, flags: 0 },
@@ -6755,7 +6755,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICECAPACITY: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECLAIM: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECLAIM: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceClaim",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::Message(&API_RESOURCE_V1BETA1_DEVICEREQUEST), flags: REPEATED },
@@ -6764,7 +6764,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECLAIMCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECLAIMCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceClaimConfiguration",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::String, flags: REPEATED },
@@ -6772,7 +6772,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICECLAIMCONFIGURATION: Message = Messa
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECLASS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECLASS: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6780,14 +6780,14 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICECLASS: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECLASSCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECLASSCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceClassConfiguration",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_RESOURCE_V1BETA1_DEVICECONFIGURATION), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECLASSSPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECLASSSPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceClassSpec",
     fields: &[
         Field { number: 1, json: "selectors", kind: Kind::Message(&API_RESOURCE_V1BETA1_DEVICESELECTOR), flags: REPEATED },
@@ -6796,14 +6796,14 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICECLASSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceConfiguration",
     fields: &[
         Field { number: 1, json: "opaque", kind: Kind::Message(&API_RESOURCE_V1BETA1_OPAQUEDEVICECONFIGURATION), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECONSTRAINT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECONSTRAINT: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceConstraint",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::String, flags: REPEATED },
@@ -6812,7 +6812,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICECONSTRAINT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICECOUNTERCONSUMPTION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICECOUNTERCONSUMPTION: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceCounterConsumption",
     fields: &[
         Field { number: 1, json: "counterSet", kind: Kind::String, flags: 0 },
@@ -6820,7 +6820,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICECOUNTERCONSUMPTION: Message = Messa
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICEREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICEREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceRequest",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -6835,7 +6835,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICEREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICEREQUESTALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICEREQUESTALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceRequestAllocationResult",
     fields: &[
         Field { number: 1, json: "request", kind: Kind::String, flags: 0 },
@@ -6851,14 +6851,14 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICEREQUESTALLOCATIONRESULT: Message = 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICESELECTOR: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICESELECTOR: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceSelector",
     fields: &[
         Field { number: 1, json: "cel", kind: Kind::Message(&API_RESOURCE_V1BETA1_CELDEVICESELECTOR), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICESUBREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICESUBREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceSubRequest",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -6871,7 +6871,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICESUBREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICETAINT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICETAINT: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceTaint",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -6881,7 +6881,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICETAINT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_DEVICETOLERATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_DEVICETOLERATION: Message = Message {
     name: "k8s.io/api/resource/v1beta1.DeviceToleration",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: OMIT_ZERO },
@@ -6892,7 +6892,7 @@ pub(super) static API_RESOURCE_V1BETA1_DEVICETOLERATION: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_NETWORKDEVICEDATA: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_NETWORKDEVICEDATA: Message = Message {
     name: "k8s.io/api/resource/v1beta1.NetworkDeviceData",
     fields: &[
         Field { number: 1, json: "interfaceName", kind: Kind::String, flags: OMIT_ZERO },
@@ -6901,7 +6901,7 @@ pub(super) static API_RESOURCE_V1BETA1_NETWORKDEVICEDATA: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_NODEALLOCATABLERESOURCEMAPPING: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_NODEALLOCATABLERESOURCEMAPPING: Message = Message {
     name: "k8s.io/api/resource/v1beta1.NodeAllocatableResourceMapping",
     fields: &[
         Field { number: 1, json: "capacityKey", kind: Kind::String, flags: 0 },
@@ -6909,7 +6909,7 @@ pub(super) static API_RESOURCE_V1BETA1_NODEALLOCATABLERESOURCEMAPPING: Message =
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_OPAQUEDEVICECONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_OPAQUEDEVICECONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta1.OpaqueDeviceConfiguration",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -6917,7 +6917,7 @@ pub(super) static API_RESOURCE_V1BETA1_OPAQUEDEVICECONFIGURATION: Message = Mess
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIM: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCECLAIM: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourceClaim",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6926,7 +6926,7 @@ pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMCONSUMERREFERENCE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCECLAIMCONSUMERREFERENCE: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourceClaimConsumerReference",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: OMIT_ZERO },
@@ -6936,14 +6936,14 @@ pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMCONSUMERREFERENCE: Message =
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMSPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCECLAIMSPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourceClaimSpec",
     fields: &[
         Field { number: 1, json: "devices", kind: Kind::Message(&API_RESOURCE_V1BETA1_DEVICECLAIM), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMSTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCECLAIMSTATUS: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourceClaimStatus",
     fields: &[
         Field { number: 1, json: "allocation", kind: Kind::Message(&API_RESOURCE_V1BETA1_ALLOCATIONRESULT), flags: 0 },
@@ -6952,7 +6952,7 @@ pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMTEMPLATE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCECLAIMTEMPLATE: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourceClaimTemplate",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6960,7 +6960,7 @@ pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMTEMPLATE: Message = Message 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMTEMPLATESPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCECLAIMTEMPLATESPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourceClaimTemplateSpec",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6968,7 +6968,7 @@ pub(super) static API_RESOURCE_V1BETA1_RESOURCECLAIMTEMPLATESPEC: Message = Mess
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCEPOOL: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCEPOOL: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourcePool",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -6977,7 +6977,7 @@ pub(super) static API_RESOURCE_V1BETA1_RESOURCEPOOL: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCESLICE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCESLICE: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourceSlice",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -6985,7 +6985,7 @@ pub(super) static API_RESOURCE_V1BETA1_RESOURCESLICE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA1_RESOURCESLICESPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA1_RESOURCESLICESPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta1.ResourceSliceSpec",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -6999,7 +6999,7 @@ pub(super) static API_RESOURCE_V1BETA1_RESOURCESLICESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_ALLOCATEDDEVICESTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_ALLOCATEDDEVICESTATUS: Message = Message {
     name: "k8s.io/api/resource/v1beta2.AllocatedDeviceStatus",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -7012,7 +7012,7 @@ pub(super) static API_RESOURCE_V1BETA2_ALLOCATEDDEVICESTATUS: Message = Message 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_ALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_ALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1beta2.AllocationResult",
     fields: &[
         Field { number: 1, json: "devices", kind: Kind::Message(&API_RESOURCE_V1BETA2_DEVICEALLOCATIONRESULT), flags: 0 },
@@ -7021,7 +7021,7 @@ pub(super) static API_RESOURCE_V1BETA2_ALLOCATIONRESULT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_CAPACITYREQUESTPOLICY: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_CAPACITYREQUESTPOLICY: Message = Message {
     name: "k8s.io/api/resource/v1beta2.CapacityRequestPolicy",
     fields: &[
         Field { number: 1, json: "default", kind: Kind::Quantity, flags: 0 },
@@ -7030,7 +7030,7 @@ pub(super) static API_RESOURCE_V1BETA2_CAPACITYREQUESTPOLICY: Message = Message 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_CAPACITYREQUESTPOLICYRANGE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_CAPACITYREQUESTPOLICYRANGE: Message = Message {
     name: "k8s.io/api/resource/v1beta2.CapacityRequestPolicyRange",
     fields: &[
         Field { number: 1, json: "min", kind: Kind::Quantity, flags: 0 },
@@ -7039,28 +7039,28 @@ pub(super) static API_RESOURCE_V1BETA2_CAPACITYREQUESTPOLICYRANGE: Message = Mes
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_CAPACITYREQUIREMENTS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_CAPACITYREQUIREMENTS: Message = Message {
     name: "k8s.io/api/resource/v1beta2.CapacityRequirements",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::Map(&Kind::Quantity), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_CELDEVICESELECTOR: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_CELDEVICESELECTOR: Message = Message {
     name: "k8s.io/api/resource/v1beta2.CELDeviceSelector",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_COUNTER: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_COUNTER: Message = Message {
     name: "k8s.io/api/resource/v1beta2.Counter",
     fields: &[
         Field { number: 1, json: "value", kind: Kind::Quantity, flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_COUNTERSET: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_COUNTERSET: Message = Message {
     name: "k8s.io/api/resource/v1beta2.CounterSet",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7068,7 +7068,7 @@ pub(super) static API_RESOURCE_V1BETA2_COUNTERSET: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICE: Message = Message {
     name: "k8s.io/api/resource/v1beta2.Device",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7087,7 +7087,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICEALLOCATIONCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICEALLOCATIONCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceAllocationConfiguration",
     fields: &[
         Field { number: 1, json: "source", kind: Kind::String, flags: 0 },
@@ -7096,7 +7096,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICEALLOCATIONCONFIGURATION: Message = 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICEALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICEALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceAllocationResult",
     fields: &[
         Field { number: 1, json: "results", kind: Kind::Message(&API_RESOURCE_V1BETA2_DEVICEREQUESTALLOCATIONRESULT), flags: REPEATED },
@@ -7104,7 +7104,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICEALLOCATIONRESULT: Message = Message
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICEATTRIBUTE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICEATTRIBUTE: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceAttribute",
     fields: &[
         Field { number: 2, json: "int", kind: Kind::Int, flags: 0 },
@@ -7118,7 +7118,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICEATTRIBUTE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECAPACITY: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECAPACITY: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceCapacity",
     fields: &[
         Field { number: 1, json: "value", kind: Kind::Quantity, flags: 0 },
@@ -7126,7 +7126,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICECAPACITY: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECLAIM: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECLAIM: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceClaim",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::Message(&API_RESOURCE_V1BETA2_DEVICEREQUEST), flags: REPEATED },
@@ -7135,7 +7135,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECLAIMCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECLAIMCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceClaimConfiguration",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::String, flags: REPEATED },
@@ -7143,7 +7143,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICECLAIMCONFIGURATION: Message = Messa
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECLASS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECLASS: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7151,14 +7151,14 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICECLASS: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECLASSCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECLASSCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceClassConfiguration",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_RESOURCE_V1BETA2_DEVICECONFIGURATION), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECLASSSPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECLASSSPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceClassSpec",
     fields: &[
         Field { number: 1, json: "selectors", kind: Kind::Message(&API_RESOURCE_V1BETA2_DEVICESELECTOR), flags: REPEATED },
@@ -7167,14 +7167,14 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICECLASSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceConfiguration",
     fields: &[
         Field { number: 1, json: "opaque", kind: Kind::Message(&API_RESOURCE_V1BETA2_OPAQUEDEVICECONFIGURATION), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECONSTRAINT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECONSTRAINT: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceConstraint",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::String, flags: REPEATED },
@@ -7183,7 +7183,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICECONSTRAINT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICECOUNTERCONSUMPTION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICECOUNTERCONSUMPTION: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceCounterConsumption",
     fields: &[
         Field { number: 1, json: "counterSet", kind: Kind::String, flags: 0 },
@@ -7191,7 +7191,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICECOUNTERCONSUMPTION: Message = Messa
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICEREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICEREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceRequest",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7200,7 +7200,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICEREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICEREQUESTALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICEREQUESTALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceRequestAllocationResult",
     fields: &[
         Field { number: 1, json: "request", kind: Kind::String, flags: 0 },
@@ -7216,14 +7216,14 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICEREQUESTALLOCATIONRESULT: Message = 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICESELECTOR: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICESELECTOR: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceSelector",
     fields: &[
         Field { number: 1, json: "cel", kind: Kind::Message(&API_RESOURCE_V1BETA2_CELDEVICESELECTOR), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICESUBREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICESUBREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceSubRequest",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7236,7 +7236,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICESUBREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICETAINT: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICETAINT: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceTaint",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -7246,7 +7246,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICETAINT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICETAINTRULE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICETAINTRULE: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceTaintRule",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7255,7 +7255,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICETAINTRULE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICETAINTRULESPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICETAINTRULESPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceTaintRuleSpec",
     fields: &[
         Field { number: 1, json: "deviceSelector", kind: Kind::Message(&API_RESOURCE_V1BETA2_DEVICETAINTSELECTOR), flags: 0 },
@@ -7263,14 +7263,14 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICETAINTRULESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICETAINTRULESTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICETAINTRULESTATUS: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceTaintRuleStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_CONDITION), flags: REPEATED },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICETAINTSELECTOR: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICETAINTSELECTOR: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceTaintSelector",
     fields: &[
         Field { number: 2, json: "driver", kind: Kind::String, flags: 0 },
@@ -7279,7 +7279,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICETAINTSELECTOR: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_DEVICETOLERATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_DEVICETOLERATION: Message = Message {
     name: "k8s.io/api/resource/v1beta2.DeviceToleration",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: OMIT_ZERO },
@@ -7290,7 +7290,7 @@ pub(super) static API_RESOURCE_V1BETA2_DEVICETOLERATION: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_EXACTDEVICEREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_EXACTDEVICEREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ExactDeviceRequest",
     fields: &[
         Field { number: 1, json: "deviceClassName", kind: Kind::String, flags: 0 },
@@ -7303,7 +7303,7 @@ pub(super) static API_RESOURCE_V1BETA2_EXACTDEVICEREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_NETWORKDEVICEDATA: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_NETWORKDEVICEDATA: Message = Message {
     name: "k8s.io/api/resource/v1beta2.NetworkDeviceData",
     fields: &[
         Field { number: 1, json: "interfaceName", kind: Kind::String, flags: OMIT_ZERO },
@@ -7312,7 +7312,7 @@ pub(super) static API_RESOURCE_V1BETA2_NETWORKDEVICEDATA: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_NODEALLOCATABLERESOURCEMAPPING: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_NODEALLOCATABLERESOURCEMAPPING: Message = Message {
     name: "k8s.io/api/resource/v1beta2.NodeAllocatableResourceMapping",
     fields: &[
         Field { number: 1, json: "capacityKey", kind: Kind::String, flags: 0 },
@@ -7320,7 +7320,7 @@ pub(super) static API_RESOURCE_V1BETA2_NODEALLOCATABLERESOURCEMAPPING: Message =
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_OPAQUEDEVICECONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_OPAQUEDEVICECONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1beta2.OpaqueDeviceConfiguration",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -7328,7 +7328,7 @@ pub(super) static API_RESOURCE_V1BETA2_OPAQUEDEVICECONFIGURATION: Message = Mess
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIM: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCECLAIM: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourceClaim",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7337,7 +7337,7 @@ pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMCONSUMERREFERENCE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCECLAIMCONSUMERREFERENCE: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourceClaimConsumerReference",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: OMIT_ZERO },
@@ -7347,14 +7347,14 @@ pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMCONSUMERREFERENCE: Message =
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMSPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCECLAIMSPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourceClaimSpec",
     fields: &[
         Field { number: 1, json: "devices", kind: Kind::Message(&API_RESOURCE_V1BETA2_DEVICECLAIM), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMSTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCECLAIMSTATUS: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourceClaimStatus",
     fields: &[
         Field { number: 1, json: "allocation", kind: Kind::Message(&API_RESOURCE_V1BETA2_ALLOCATIONRESULT), flags: 0 },
@@ -7363,7 +7363,7 @@ pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMTEMPLATE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCECLAIMTEMPLATE: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourceClaimTemplate",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7371,7 +7371,7 @@ pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMTEMPLATE: Message = Message 
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMTEMPLATESPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCECLAIMTEMPLATESPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourceClaimTemplateSpec",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7379,7 +7379,7 @@ pub(super) static API_RESOURCE_V1BETA2_RESOURCECLAIMTEMPLATESPEC: Message = Mess
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCEPOOL: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCEPOOL: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourcePool",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7388,7 +7388,7 @@ pub(super) static API_RESOURCE_V1BETA2_RESOURCEPOOL: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCESLICE: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCESLICE: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourceSlice",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7396,7 +7396,7 @@ pub(super) static API_RESOURCE_V1BETA2_RESOURCESLICE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1BETA2_RESOURCESLICESPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1BETA2_RESOURCESLICESPEC: Message = Message {
     name: "k8s.io/api/resource/v1beta2.ResourceSliceSpec",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -7410,7 +7410,7 @@ pub(super) static API_RESOURCE_V1BETA2_RESOURCESLICESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_ALLOCATEDDEVICESTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1_ALLOCATEDDEVICESTATUS: Message = Message {
     name: "k8s.io/api/resource/v1.AllocatedDeviceStatus",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -7423,7 +7423,7 @@ pub(super) static API_RESOURCE_V1_ALLOCATEDDEVICESTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_ALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1_ALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1.AllocationResult",
     fields: &[
         Field { number: 1, json: "devices", kind: Kind::Message(&API_RESOURCE_V1_DEVICEALLOCATIONRESULT), flags: 0 },
@@ -7432,7 +7432,7 @@ pub(super) static API_RESOURCE_V1_ALLOCATIONRESULT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_CAPACITYREQUESTPOLICY: Message = Message {
+pub(crate) static API_RESOURCE_V1_CAPACITYREQUESTPOLICY: Message = Message {
     name: "k8s.io/api/resource/v1.CapacityRequestPolicy",
     fields: &[
         Field { number: 1, json: "default", kind: Kind::Quantity, flags: 0 },
@@ -7441,7 +7441,7 @@ pub(super) static API_RESOURCE_V1_CAPACITYREQUESTPOLICY: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_CAPACITYREQUESTPOLICYRANGE: Message = Message {
+pub(crate) static API_RESOURCE_V1_CAPACITYREQUESTPOLICYRANGE: Message = Message {
     name: "k8s.io/api/resource/v1.CapacityRequestPolicyRange",
     fields: &[
         Field { number: 1, json: "min", kind: Kind::Quantity, flags: 0 },
@@ -7450,28 +7450,28 @@ pub(super) static API_RESOURCE_V1_CAPACITYREQUESTPOLICYRANGE: Message = Message 
     ],
 };
 
-pub(super) static API_RESOURCE_V1_CAPACITYREQUIREMENTS: Message = Message {
+pub(crate) static API_RESOURCE_V1_CAPACITYREQUIREMENTS: Message = Message {
     name: "k8s.io/api/resource/v1.CapacityRequirements",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::Map(&Kind::Quantity), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1_CELDEVICESELECTOR: Message = Message {
+pub(crate) static API_RESOURCE_V1_CELDEVICESELECTOR: Message = Message {
     name: "k8s.io/api/resource/v1.CELDeviceSelector",
     fields: &[
         Field { number: 1, json: "expression", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1_COUNTER: Message = Message {
+pub(crate) static API_RESOURCE_V1_COUNTER: Message = Message {
     name: "k8s.io/api/resource/v1.Counter",
     fields: &[
         Field { number: 1, json: "value", kind: Kind::Quantity, flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1_COUNTERSET: Message = Message {
+pub(crate) static API_RESOURCE_V1_COUNTERSET: Message = Message {
     name: "k8s.io/api/resource/v1.CounterSet",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7479,7 +7479,7 @@ pub(super) static API_RESOURCE_V1_COUNTERSET: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICE: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICE: Message = Message {
     name: "k8s.io/api/resource/v1.Device",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7498,7 +7498,7 @@ pub(super) static API_RESOURCE_V1_DEVICE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICEALLOCATIONCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICEALLOCATIONCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceAllocationConfiguration",
     fields: &[
         Field { number: 1, json: "source", kind: Kind::String, flags: 0 },
@@ -7507,7 +7507,7 @@ pub(super) static API_RESOURCE_V1_DEVICEALLOCATIONCONFIGURATION: Message = Messa
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICEALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICEALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceAllocationResult",
     fields: &[
         Field { number: 1, json: "results", kind: Kind::Message(&API_RESOURCE_V1_DEVICEREQUESTALLOCATIONRESULT), flags: REPEATED },
@@ -7515,7 +7515,7 @@ pub(super) static API_RESOURCE_V1_DEVICEALLOCATIONRESULT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICEATTRIBUTE: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICEATTRIBUTE: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceAttribute",
     fields: &[
         Field { number: 2, json: "int", kind: Kind::Int, flags: 0 },
@@ -7529,7 +7529,7 @@ pub(super) static API_RESOURCE_V1_DEVICEATTRIBUTE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECAPACITY: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECAPACITY: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceCapacity",
     fields: &[
         Field { number: 1, json: "value", kind: Kind::Quantity, flags: 0 },
@@ -7537,7 +7537,7 @@ pub(super) static API_RESOURCE_V1_DEVICECAPACITY: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECLAIM: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECLAIM: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceClaim",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::Message(&API_RESOURCE_V1_DEVICEREQUEST), flags: REPEATED },
@@ -7546,7 +7546,7 @@ pub(super) static API_RESOURCE_V1_DEVICECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECLAIMCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECLAIMCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceClaimConfiguration",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::String, flags: REPEATED },
@@ -7554,7 +7554,7 @@ pub(super) static API_RESOURCE_V1_DEVICECLAIMCONFIGURATION: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECLASS: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECLASS: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7562,14 +7562,14 @@ pub(super) static API_RESOURCE_V1_DEVICECLASS: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECLASSCONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECLASSCONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceClassConfiguration",
     fields: &[
         Field { number: 1, json: "", kind: Kind::Inline(&API_RESOURCE_V1_DEVICECONFIGURATION), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECLASSSPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECLASSSPEC: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceClassSpec",
     fields: &[
         Field { number: 1, json: "selectors", kind: Kind::Message(&API_RESOURCE_V1_DEVICESELECTOR), flags: REPEATED },
@@ -7578,14 +7578,14 @@ pub(super) static API_RESOURCE_V1_DEVICECLASSSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceConfiguration",
     fields: &[
         Field { number: 1, json: "opaque", kind: Kind::Message(&API_RESOURCE_V1_OPAQUEDEVICECONFIGURATION), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECONSTRAINT: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECONSTRAINT: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceConstraint",
     fields: &[
         Field { number: 1, json: "requests", kind: Kind::String, flags: REPEATED },
@@ -7594,7 +7594,7 @@ pub(super) static API_RESOURCE_V1_DEVICECONSTRAINT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICECOUNTERCONSUMPTION: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICECOUNTERCONSUMPTION: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceCounterConsumption",
     fields: &[
         Field { number: 1, json: "counterSet", kind: Kind::String, flags: 0 },
@@ -7602,7 +7602,7 @@ pub(super) static API_RESOURCE_V1_DEVICECOUNTERCONSUMPTION: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICEREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICEREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceRequest",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7611,7 +7611,7 @@ pub(super) static API_RESOURCE_V1_DEVICEREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICEREQUESTALLOCATIONRESULT: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICEREQUESTALLOCATIONRESULT: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceRequestAllocationResult",
     fields: &[
         Field { number: 1, json: "request", kind: Kind::String, flags: 0 },
@@ -7627,14 +7627,14 @@ pub(super) static API_RESOURCE_V1_DEVICEREQUESTALLOCATIONRESULT: Message = Messa
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICESELECTOR: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICESELECTOR: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceSelector",
     fields: &[
         Field { number: 1, json: "cel", kind: Kind::Message(&API_RESOURCE_V1_CELDEVICESELECTOR), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICESUBREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICESUBREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceSubRequest",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7647,7 +7647,7 @@ pub(super) static API_RESOURCE_V1_DEVICESUBREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICETAINT: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICETAINT: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceTaint",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
@@ -7657,7 +7657,7 @@ pub(super) static API_RESOURCE_V1_DEVICETAINT: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_DEVICETOLERATION: Message = Message {
+pub(crate) static API_RESOURCE_V1_DEVICETOLERATION: Message = Message {
     name: "k8s.io/api/resource/v1.DeviceToleration",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: OMIT_ZERO },
@@ -7668,7 +7668,7 @@ pub(super) static API_RESOURCE_V1_DEVICETOLERATION: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_EXACTDEVICEREQUEST: Message = Message {
+pub(crate) static API_RESOURCE_V1_EXACTDEVICEREQUEST: Message = Message {
     name: "k8s.io/api/resource/v1.ExactDeviceRequest",
     fields: &[
         Field { number: 1, json: "deviceClassName", kind: Kind::String, flags: 0 },
@@ -7681,7 +7681,7 @@ pub(super) static API_RESOURCE_V1_EXACTDEVICEREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_NETWORKDEVICEDATA: Message = Message {
+pub(crate) static API_RESOURCE_V1_NETWORKDEVICEDATA: Message = Message {
     name: "k8s.io/api/resource/v1.NetworkDeviceData",
     fields: &[
         Field { number: 1, json: "interfaceName", kind: Kind::String, flags: OMIT_ZERO },
@@ -7690,7 +7690,7 @@ pub(super) static API_RESOURCE_V1_NETWORKDEVICEDATA: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_NODEALLOCATABLERESOURCEMAPPING: Message = Message {
+pub(crate) static API_RESOURCE_V1_NODEALLOCATABLERESOURCEMAPPING: Message = Message {
     name: "k8s.io/api/resource/v1.NodeAllocatableResourceMapping",
     fields: &[
         Field { number: 1, json: "capacityKey", kind: Kind::String, flags: 0 },
@@ -7698,7 +7698,7 @@ pub(super) static API_RESOURCE_V1_NODEALLOCATABLERESOURCEMAPPING: Message = Mess
     ],
 };
 
-pub(super) static API_RESOURCE_V1_OPAQUEDEVICECONFIGURATION: Message = Message {
+pub(crate) static API_RESOURCE_V1_OPAQUEDEVICECONFIGURATION: Message = Message {
     name: "k8s.io/api/resource/v1.OpaqueDeviceConfiguration",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -7706,7 +7706,7 @@ pub(super) static API_RESOURCE_V1_OPAQUEDEVICECONFIGURATION: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCECLAIM: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCECLAIM: Message = Message {
     name: "k8s.io/api/resource/v1.ResourceClaim",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7715,7 +7715,7 @@ pub(super) static API_RESOURCE_V1_RESOURCECLAIM: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCECLAIMCONSUMERREFERENCE: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCECLAIMCONSUMERREFERENCE: Message = Message {
     name: "k8s.io/api/resource/v1.ResourceClaimConsumerReference",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: OMIT_ZERO },
@@ -7725,14 +7725,14 @@ pub(super) static API_RESOURCE_V1_RESOURCECLAIMCONSUMERREFERENCE: Message = Mess
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCECLAIMSPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCECLAIMSPEC: Message = Message {
     name: "k8s.io/api/resource/v1.ResourceClaimSpec",
     fields: &[
         Field { number: 1, json: "devices", kind: Kind::Message(&API_RESOURCE_V1_DEVICECLAIM), flags: 0 },
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCECLAIMSTATUS: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCECLAIMSTATUS: Message = Message {
     name: "k8s.io/api/resource/v1.ResourceClaimStatus",
     fields: &[
         Field { number: 1, json: "allocation", kind: Kind::Message(&API_RESOURCE_V1_ALLOCATIONRESULT), flags: 0 },
@@ -7741,7 +7741,7 @@ pub(super) static API_RESOURCE_V1_RESOURCECLAIMSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCECLAIMTEMPLATE: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCECLAIMTEMPLATE: Message = Message {
     name: "k8s.io/api/resource/v1.ResourceClaimTemplate",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7749,7 +7749,7 @@ pub(super) static API_RESOURCE_V1_RESOURCECLAIMTEMPLATE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCECLAIMTEMPLATESPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCECLAIMTEMPLATESPEC: Message = Message {
     name: "k8s.io/api/resource/v1.ResourceClaimTemplateSpec",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7757,7 +7757,7 @@ pub(super) static API_RESOURCE_V1_RESOURCECLAIMTEMPLATESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCEPOOL: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCEPOOL: Message = Message {
     name: "k8s.io/api/resource/v1.ResourcePool",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7766,7 +7766,7 @@ pub(super) static API_RESOURCE_V1_RESOURCEPOOL: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCESLICE: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCESLICE: Message = Message {
     name: "k8s.io/api/resource/v1.ResourceSlice",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7774,7 +7774,7 @@ pub(super) static API_RESOURCE_V1_RESOURCESLICE: Message = Message {
     ],
 };
 
-pub(super) static API_RESOURCE_V1_RESOURCESLICESPEC: Message = Message {
+pub(crate) static API_RESOURCE_V1_RESOURCESLICESPEC: Message = Message {
     name: "k8s.io/api/resource/v1.ResourceSliceSpec",
     fields: &[
         Field { number: 1, json: "driver", kind: Kind::String, flags: 0 },
@@ -7788,19 +7788,19 @@ pub(super) static API_RESOURCE_V1_RESOURCESLICESPEC: Message = Message {
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_BASICSCHEDULINGPOLICY: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_BASICSCHEDULINGPOLICY: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.BasicSchedulingPolicy",
     fields: &[],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_GANGSCHEDULINGPOLICY: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_GANGSCHEDULINGPOLICY: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.GangSchedulingPolicy",
     fields: &[
         Field { number: 1, json: "minCount", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUP: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUP: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroup",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7809,7 +7809,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUP: Message = Message {
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPRESOURCECLAIM: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUPRESOURCECLAIM: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroupResourceClaim",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7818,7 +7818,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPRESOURCECLAIM: Message = Messa
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPRESOURCECLAIMSTATUS: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUPRESOURCECLAIMSTATUS: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroupResourceClaimStatus",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7826,14 +7826,14 @@ pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPRESOURCECLAIMSTATUS: Message =
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPSCHEDULINGCONSTRAINTS: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUPSCHEDULINGCONSTRAINTS: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroupSchedulingConstraints",
     fields: &[
         Field { number: 1, json: "topology", kind: Kind::Message(&API_SCHEDULING_V1ALPHA2_TOPOLOGYCONSTRAINT), flags: REPEATED },
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPSCHEDULINGPOLICY: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUPSCHEDULINGPOLICY: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroupSchedulingPolicy",
     fields: &[
         Field { number: 1, json: "basic", kind: Kind::Message(&API_SCHEDULING_V1ALPHA2_BASICSCHEDULINGPOLICY), flags: 0 },
@@ -7841,7 +7841,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPSCHEDULINGPOLICY: Message = Me
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPSPEC: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUPSPEC: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroupSpec",
     fields: &[
         Field { number: 1, json: "podGroupTemplateRef", kind: Kind::Message(&API_SCHEDULING_V1ALPHA2_PODGROUPTEMPLATEREFERENCE), flags: 0 },
@@ -7854,7 +7854,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPSTATUS: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUPSTATUS: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroupStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_CONDITION), flags: REPEATED },
@@ -7862,7 +7862,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPTEMPLATE: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUPTEMPLATE: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroupTemplate",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -7875,21 +7875,21 @@ pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPTEMPLATE: Message = Message {
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_PODGROUPTEMPLATEREFERENCE: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_PODGROUPTEMPLATEREFERENCE: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.PodGroupTemplateReference",
     fields: &[
         Field { number: 1, json: "workload", kind: Kind::Message(&API_SCHEDULING_V1ALPHA2_WORKLOADPODGROUPTEMPLATEREFERENCE), flags: 0 },
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_TOPOLOGYCONSTRAINT: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_TOPOLOGYCONSTRAINT: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.TopologyConstraint",
     fields: &[
         Field { number: 1, json: "key", kind: Kind::String, flags: 0 },
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_TYPEDLOCALOBJECTREFERENCE: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_TYPEDLOCALOBJECTREFERENCE: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.TypedLocalObjectReference",
     fields: &[
         Field { number: 1, json: "apiGroup", kind: Kind::String, flags: OMIT_ZERO },
@@ -7898,7 +7898,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_TYPEDLOCALOBJECTREFERENCE: Message = M
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_WORKLOAD: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_WORKLOAD: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.Workload",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7906,7 +7906,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_WORKLOAD: Message = Message {
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_WORKLOADPODGROUPTEMPLATEREFERENCE: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_WORKLOADPODGROUPTEMPLATEREFERENCE: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.WorkloadPodGroupTemplateReference",
     fields: &[
         Field { number: 1, json: "workloadName", kind: Kind::String, flags: 0 },
@@ -7914,7 +7914,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_WORKLOADPODGROUPTEMPLATEREFERENCE: Mes
     ],
 };
 
-pub(super) static API_SCHEDULING_V1ALPHA2_WORKLOADSPEC: Message = Message {
+pub(crate) static API_SCHEDULING_V1ALPHA2_WORKLOADSPEC: Message = Message {
     name: "k8s.io/api/scheduling/v1alpha2.WorkloadSpec",
     fields: &[
         Field { number: 1, json: "controllerRef", kind: Kind::Message(&API_SCHEDULING_V1ALPHA2_TYPEDLOCALOBJECTREFERENCE), flags: 0 },
@@ -7922,7 +7922,7 @@ pub(super) static API_SCHEDULING_V1ALPHA2_WORKLOADSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_SCHEDULING_V1BETA1_PRIORITYCLASS: Message = Message {
+pub(crate) static API_SCHEDULING_V1BETA1_PRIORITYCLASS: Message = Message {
     name: "k8s.io/api/scheduling/v1beta1.PriorityClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7933,7 +7933,7 @@ pub(super) static API_SCHEDULING_V1BETA1_PRIORITYCLASS: Message = Message {
     ],
 };
 
-pub(super) static API_SCHEDULING_V1_PRIORITYCLASS: Message = Message {
+pub(crate) static API_SCHEDULING_V1_PRIORITYCLASS: Message = Message {
     name: "k8s.io/api/scheduling/v1.PriorityClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7944,7 +7944,7 @@ pub(super) static API_SCHEDULING_V1_PRIORITYCLASS: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGEMIGRATION_V1BETA1_STORAGEVERSIONMIGRATION: Message = Message {
+pub(crate) static API_STORAGEMIGRATION_V1BETA1_STORAGEVERSIONMIGRATION: Message = Message {
     name: "k8s.io/api/storagemigration/v1beta1.StorageVersionMigration",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7953,14 +7953,14 @@ pub(super) static API_STORAGEMIGRATION_V1BETA1_STORAGEVERSIONMIGRATION: Message 
     ],
 };
 
-pub(super) static API_STORAGEMIGRATION_V1BETA1_STORAGEVERSIONMIGRATIONSPEC: Message = Message {
+pub(crate) static API_STORAGEMIGRATION_V1BETA1_STORAGEVERSIONMIGRATIONSPEC: Message = Message {
     name: "k8s.io/api/storagemigration/v1beta1.StorageVersionMigrationSpec",
     fields: &[
         Field { number: 1, json: "resource", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_GROUPRESOURCE), flags: 0 },
     ],
 };
 
-pub(super) static API_STORAGEMIGRATION_V1BETA1_STORAGEVERSIONMIGRATIONSTATUS: Message = Message {
+pub(crate) static API_STORAGEMIGRATION_V1BETA1_STORAGEVERSIONMIGRATIONSTATUS: Message = Message {
     name: "k8s.io/api/storagemigration/v1beta1.StorageVersionMigrationStatus",
     fields: &[
         Field { number: 1, json: "conditions", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_CONDITION), flags: REPEATED },
@@ -7968,7 +7968,7 @@ pub(super) static API_STORAGEMIGRATION_V1BETA1_STORAGEVERSIONMIGRATIONSTATUS: Me
     ],
 };
 
-pub(super) static API_STORAGE_V1ALPHA1_CSISTORAGECAPACITY: Message = Message {
+pub(crate) static API_STORAGE_V1ALPHA1_CSISTORAGECAPACITY: Message = Message {
     name: "k8s.io/api/storage/v1alpha1.CSIStorageCapacity",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7979,7 +7979,7 @@ pub(super) static API_STORAGE_V1ALPHA1_CSISTORAGECAPACITY: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENT: Message = Message {
+pub(crate) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENT: Message = Message {
     name: "k8s.io/api/storage/v1alpha1.VolumeAttachment",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -7988,7 +7988,7 @@ pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENT: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSOURCE: Message = Message {
+pub(crate) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSOURCE: Message = Message {
     name: "k8s.io/api/storage/v1alpha1.VolumeAttachmentSource",
     fields: &[
         Field { number: 1, json: "persistentVolumeName", kind: Kind::String, flags: 0 },
@@ -7996,7 +7996,7 @@ pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSOURCE: Message = Message
     ],
 };
 
-pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSPEC: Message = Message {
+pub(crate) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSPEC: Message = Message {
     name: "k8s.io/api/storage/v1alpha1.VolumeAttachmentSpec",
     fields: &[
         Field { number: 1, json: "attacher", kind: Kind::String, flags: 0 },
@@ -8005,7 +8005,7 @@ pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSTATUS: Message = Message {
+pub(crate) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSTATUS: Message = Message {
     name: "k8s.io/api/storage/v1alpha1.VolumeAttachmentStatus",
     fields: &[
         Field { number: 1, json: "attached", kind: Kind::Bool, flags: 0 },
@@ -8015,7 +8015,7 @@ pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTACHMENTSTATUS: Message = Message
     ],
 };
 
-pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTRIBUTESCLASS: Message = Message {
+pub(crate) static API_STORAGE_V1ALPHA1_VOLUMEATTRIBUTESCLASS: Message = Message {
     name: "k8s.io/api/storage/v1alpha1.VolumeAttributesClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8024,7 +8024,7 @@ pub(super) static API_STORAGE_V1ALPHA1_VOLUMEATTRIBUTESCLASS: Message = Message 
     ],
 };
 
-pub(super) static API_STORAGE_V1ALPHA1_VOLUMEERROR: Message = Message {
+pub(crate) static API_STORAGE_V1ALPHA1_VOLUMEERROR: Message = Message {
     name: "k8s.io/api/storage/v1alpha1.VolumeError",
     fields: &[
         Field { number: 1, json: "time", kind: Kind::Time, flags: 0 },
@@ -8033,7 +8033,7 @@ pub(super) static API_STORAGE_V1ALPHA1_VOLUMEERROR: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_CSIDRIVER: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_CSIDRIVER: Message = Message {
     name: "k8s.io/api/storage/v1beta1.CSIDriver",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8041,7 +8041,7 @@ pub(super) static API_STORAGE_V1BETA1_CSIDRIVER: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_CSIDRIVERSPEC: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_CSIDRIVERSPEC: Message = Message {
     name: "k8s.io/api/storage/v1beta1.CSIDriverSpec",
     fields: &[
         Field { number: 1, json: "attachRequired", kind: Kind::Bool, flags: 0 },
@@ -8058,7 +8058,7 @@ pub(super) static API_STORAGE_V1BETA1_CSIDRIVERSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_CSINODE: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_CSINODE: Message = Message {
     name: "k8s.io/api/storage/v1beta1.CSINode",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8066,7 +8066,7 @@ pub(super) static API_STORAGE_V1BETA1_CSINODE: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_CSINODEDRIVER: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_CSINODEDRIVER: Message = Message {
     name: "k8s.io/api/storage/v1beta1.CSINodeDriver",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -8076,14 +8076,14 @@ pub(super) static API_STORAGE_V1BETA1_CSINODEDRIVER: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_CSINODESPEC: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_CSINODESPEC: Message = Message {
     name: "k8s.io/api/storage/v1beta1.CSINodeSpec",
     fields: &[
         Field { number: 1, json: "drivers", kind: Kind::Message(&API_STORAGE_V1BETA1_CSINODEDRIVER), flags: REPEATED },
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_CSISTORAGECAPACITY: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_CSISTORAGECAPACITY: Message = Message {
     name: "k8s.io/api/storage/v1beta1.CSIStorageCapacity",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8094,7 +8094,7 @@ pub(super) static API_STORAGE_V1BETA1_CSISTORAGECAPACITY: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_STORAGECLASS: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_STORAGECLASS: Message = Message {
     name: "k8s.io/api/storage/v1beta1.StorageClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8108,7 +8108,7 @@ pub(super) static API_STORAGE_V1BETA1_STORAGECLASS: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_TOKENREQUEST: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_TOKENREQUEST: Message = Message {
     name: "k8s.io/api/storage/v1beta1.TokenRequest",
     fields: &[
         Field { number: 1, json: "audience", kind: Kind::String, flags: 0 },
@@ -8116,7 +8116,7 @@ pub(super) static API_STORAGE_V1BETA1_TOKENREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_VOLUMEATTACHMENT: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_VOLUMEATTACHMENT: Message = Message {
     name: "k8s.io/api/storage/v1beta1.VolumeAttachment",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8125,7 +8125,7 @@ pub(super) static API_STORAGE_V1BETA1_VOLUMEATTACHMENT: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSOURCE: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSOURCE: Message = Message {
     name: "k8s.io/api/storage/v1beta1.VolumeAttachmentSource",
     fields: &[
         Field { number: 1, json: "persistentVolumeName", kind: Kind::String, flags: 0 },
@@ -8133,7 +8133,7 @@ pub(super) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSOURCE: Message = Message 
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSPEC: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSPEC: Message = Message {
     name: "k8s.io/api/storage/v1beta1.VolumeAttachmentSpec",
     fields: &[
         Field { number: 1, json: "attacher", kind: Kind::String, flags: 0 },
@@ -8142,7 +8142,7 @@ pub(super) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSTATUS: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSTATUS: Message = Message {
     name: "k8s.io/api/storage/v1beta1.VolumeAttachmentStatus",
     fields: &[
         Field { number: 1, json: "attached", kind: Kind::Bool, flags: 0 },
@@ -8152,7 +8152,7 @@ pub(super) static API_STORAGE_V1BETA1_VOLUMEATTACHMENTSTATUS: Message = Message 
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_VOLUMEATTRIBUTESCLASS: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_VOLUMEATTRIBUTESCLASS: Message = Message {
     name: "k8s.io/api/storage/v1beta1.VolumeAttributesClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8161,7 +8161,7 @@ pub(super) static API_STORAGE_V1BETA1_VOLUMEATTRIBUTESCLASS: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_VOLUMEERROR: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_VOLUMEERROR: Message = Message {
     name: "k8s.io/api/storage/v1beta1.VolumeError",
     fields: &[
         Field { number: 1, json: "time", kind: Kind::Time, flags: 0 },
@@ -8170,14 +8170,14 @@ pub(super) static API_STORAGE_V1BETA1_VOLUMEERROR: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1BETA1_VOLUMENODERESOURCES: Message = Message {
+pub(crate) static API_STORAGE_V1BETA1_VOLUMENODERESOURCES: Message = Message {
     name: "k8s.io/api/storage/v1beta1.VolumeNodeResources",
     fields: &[
         Field { number: 1, json: "count", kind: Kind::Int, flags: 0 },
     ],
 };
 
-pub(super) static API_STORAGE_V1_CSIDRIVER: Message = Message {
+pub(crate) static API_STORAGE_V1_CSIDRIVER: Message = Message {
     name: "k8s.io/api/storage/v1.CSIDriver",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8185,7 +8185,7 @@ pub(super) static API_STORAGE_V1_CSIDRIVER: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_CSIDRIVERSPEC: Message = Message {
+pub(crate) static API_STORAGE_V1_CSIDRIVERSPEC: Message = Message {
     name: "k8s.io/api/storage/v1.CSIDriverSpec",
     fields: &[
         Field { number: 1, json: "attachRequired", kind: Kind::Bool, flags: 0 },
@@ -8202,7 +8202,7 @@ pub(super) static API_STORAGE_V1_CSIDRIVERSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_CSINODE: Message = Message {
+pub(crate) static API_STORAGE_V1_CSINODE: Message = Message {
     name: "k8s.io/api/storage/v1.CSINode",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8210,7 +8210,7 @@ pub(super) static API_STORAGE_V1_CSINODE: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_CSINODEDRIVER: Message = Message {
+pub(crate) static API_STORAGE_V1_CSINODEDRIVER: Message = Message {
     name: "k8s.io/api/storage/v1.CSINodeDriver",
     fields: &[
         Field { number: 1, json: "name", kind: Kind::String, flags: 0 },
@@ -8220,14 +8220,14 @@ pub(super) static API_STORAGE_V1_CSINODEDRIVER: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_CSINODESPEC: Message = Message {
+pub(crate) static API_STORAGE_V1_CSINODESPEC: Message = Message {
     name: "k8s.io/api/storage/v1.CSINodeSpec",
     fields: &[
         Field { number: 1, json: "drivers", kind: Kind::Message(&API_STORAGE_V1_CSINODEDRIVER), flags: REPEATED },
     ],
 };
 
-pub(super) static API_STORAGE_V1_CSISTORAGECAPACITY: Message = Message {
+pub(crate) static API_STORAGE_V1_CSISTORAGECAPACITY: Message = Message {
     name: "k8s.io/api/storage/v1.CSIStorageCapacity",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8238,7 +8238,7 @@ pub(super) static API_STORAGE_V1_CSISTORAGECAPACITY: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_STORAGECLASS: Message = Message {
+pub(crate) static API_STORAGE_V1_STORAGECLASS: Message = Message {
     name: "k8s.io/api/storage/v1.StorageClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8252,7 +8252,7 @@ pub(super) static API_STORAGE_V1_STORAGECLASS: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_TOKENREQUEST: Message = Message {
+pub(crate) static API_STORAGE_V1_TOKENREQUEST: Message = Message {
     name: "k8s.io/api/storage/v1.TokenRequest",
     fields: &[
         Field { number: 1, json: "audience", kind: Kind::String, flags: 0 },
@@ -8260,7 +8260,7 @@ pub(super) static API_STORAGE_V1_TOKENREQUEST: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_VOLUMEATTACHMENT: Message = Message {
+pub(crate) static API_STORAGE_V1_VOLUMEATTACHMENT: Message = Message {
     name: "k8s.io/api/storage/v1.VolumeAttachment",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8269,7 +8269,7 @@ pub(super) static API_STORAGE_V1_VOLUMEATTACHMENT: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_VOLUMEATTACHMENTSOURCE: Message = Message {
+pub(crate) static API_STORAGE_V1_VOLUMEATTACHMENTSOURCE: Message = Message {
     name: "k8s.io/api/storage/v1.VolumeAttachmentSource",
     fields: &[
         Field { number: 1, json: "persistentVolumeName", kind: Kind::String, flags: 0 },
@@ -8277,7 +8277,7 @@ pub(super) static API_STORAGE_V1_VOLUMEATTACHMENTSOURCE: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_VOLUMEATTACHMENTSPEC: Message = Message {
+pub(crate) static API_STORAGE_V1_VOLUMEATTACHMENTSPEC: Message = Message {
     name: "k8s.io/api/storage/v1.VolumeAttachmentSpec",
     fields: &[
         Field { number: 1, json: "attacher", kind: Kind::String, flags: 0 },
@@ -8286,7 +8286,7 @@ pub(super) static API_STORAGE_V1_VOLUMEATTACHMENTSPEC: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_VOLUMEATTACHMENTSTATUS: Message = Message {
+pub(crate) static API_STORAGE_V1_VOLUMEATTACHMENTSTATUS: Message = Message {
     name: "k8s.io/api/storage/v1.VolumeAttachmentStatus",
     fields: &[
         Field { number: 1, json: "attached", kind: Kind::Bool, flags: 0 },
@@ -8296,7 +8296,7 @@ pub(super) static API_STORAGE_V1_VOLUMEATTACHMENTSTATUS: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_VOLUMEATTRIBUTESCLASS: Message = Message {
+pub(crate) static API_STORAGE_V1_VOLUMEATTRIBUTESCLASS: Message = Message {
     name: "k8s.io/api/storage/v1.VolumeAttributesClass",
     fields: &[
         Field { number: 1, json: "metadata", kind: Kind::Message(&APIMACHINERY_PKG_APIS_META_V1_OBJECTMETA), flags: 0 },
@@ -8305,7 +8305,7 @@ pub(super) static API_STORAGE_V1_VOLUMEATTRIBUTESCLASS: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_VOLUMEERROR: Message = Message {
+pub(crate) static API_STORAGE_V1_VOLUMEERROR: Message = Message {
     name: "k8s.io/api/storage/v1.VolumeError",
     fields: &[
         Field { number: 1, json: "time", kind: Kind::Time, flags: 0 },
@@ -8314,7 +8314,7 @@ pub(super) static API_STORAGE_V1_VOLUMEERROR: Message = Message {
     ],
 };
 
-pub(super) static API_STORAGE_V1_VOLUMENODERESOURCES: Message = Message {
+pub(crate) static API_STORAGE_V1_VOLUMENODERESOURCES: Message = Message {
     name: "k8s.io/api/storage/v1.VolumeNodeResources",
     fields: &[
         Field { number: 1, json: "count", kind: Kind::Int, flags: 0 },
@@ -8322,7 +8322,7 @@ pub(super) static API_STORAGE_V1_VOLUMENODERESOURCES: Message = Message {
 };
 
 /// Every listable built-in kind: (group, version, kind, message), sorted.
-pub(super) static RESOURCES: &[(&str, &str, &str, &Message)] = &[
+pub(crate) static RESOURCES: &[(&str, &str, &str, &Message)] = &[
     ("", "v1", "ComponentStatus", &API_CORE_V1_COMPONENTSTATUS),
     ("", "v1", "ConfigMap", &API_CORE_V1_CONFIGMAP),
     ("", "v1", "Endpoints", &API_CORE_V1_ENDPOINTS),
@@ -8464,7 +8464,7 @@ pub(super) static RESOURCES: &[(&str, &str, &str, &Message)] = &[
 ];
 
 /// `metav1.ListMeta`.
-pub(super) static LIST_META: &Message = &APIMACHINERY_PKG_APIS_META_V1_LISTMETA;
+pub(crate) static LIST_META: &Message = &APIMACHINERY_PKG_APIS_META_V1_LISTMETA;
 
 /// `metav1.Status`.
-pub(super) static STATUS: &Message = &APIMACHINERY_PKG_APIS_META_V1_STATUS;
+pub(crate) static STATUS: &Message = &APIMACHINERY_PKG_APIS_META_V1_STATUS;
