@@ -65,20 +65,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Hinted<'_, D> {
     type Error = D::Error;
 
     forward_every_deserialize! {
-        @each |this: Self, visitor| (this.inner, HintedVisitor { inner: visitor, lengths: this.lengths });
-        deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(),
-        deserialize_i32(), deserialize_i64(), deserialize_i128(), deserialize_u8(),
-        deserialize_u16(), deserialize_u32(), deserialize_u64(), deserialize_u128(),
-        deserialize_f32(), deserialize_f64(), deserialize_char(), deserialize_str(),
-        deserialize_string(), deserialize_bytes(), deserialize_byte_buf(),
-        deserialize_option(), deserialize_unit(), deserialize_seq(), deserialize_map(),
-        deserialize_identifier(),
-        deserialize_unit_struct(name: &'static str),
-        deserialize_newtype_struct(name: &'static str),
-        deserialize_tuple(len: usize),
-        deserialize_tuple_struct(name: &'static str, len: usize),
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]),
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]),
+        @but_ignored_any |this: Self, visitor| (
+            this.inner,
+            HintedVisitor { inner: visitor, lengths: this.lengths }
+        )
     }
 
     /// An ignored value (an unknown field) is walked, not skipped, so that the arrays

@@ -13,7 +13,8 @@ macro_rules! forward_every_deserialize {
             }
         )*
     };
-    ($wrap:expr) => {
+    // Every method but `deserialize_ignored_any`, for a wrapper that handles that one itself.
+    (@but_ignored_any $wrap:expr) => {
         forward_every_deserialize! {
             @each $wrap;
             deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(),
@@ -22,7 +23,7 @@ macro_rules! forward_every_deserialize {
             deserialize_f32(), deserialize_f64(), deserialize_char(), deserialize_str(),
             deserialize_string(), deserialize_bytes(), deserialize_byte_buf(),
             deserialize_option(), deserialize_unit(), deserialize_seq(), deserialize_map(),
-            deserialize_identifier(), deserialize_ignored_any(),
+            deserialize_identifier(),
             deserialize_unit_struct(name: &'static str),
             deserialize_newtype_struct(name: &'static str),
             deserialize_tuple(len: usize),
@@ -30,6 +31,10 @@ macro_rules! forward_every_deserialize {
             deserialize_struct(name: &'static str, fields: &'static [&'static str]),
             deserialize_enum(name: &'static str, variants: &'static [&'static str]),
         }
+    };
+    ($wrap:expr) => {
+        forward_every_deserialize! { @but_ignored_any $wrap }
+        forward_every_deserialize! { @each $wrap; deserialize_ignored_any() }
     };
 }
 
