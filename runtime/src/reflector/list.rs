@@ -182,13 +182,17 @@ where
     /// appended to `items` as soon as it is decoded: the store's object where it holds the
     /// same version ([`ReflectorStore::reuse`](super::ReflectorStore::reuse)), so that a
     /// relist holds an unchanged object once, not twice; else the item moved into an `Arc`.
+    /// Before the first list has synced the store holds nothing to reuse, so it is not asked.
     async fn list_page(
         &self,
         params: &ListParams,
         items: &mut Vec<Arc<K>>,
     ) -> Result<ListPage<K>, kube::Error> {
-        let store = &self.store;
-        let mut each = |item: K| items.push(store.reuse(&item).unwrap_or_else(|| Arc::new(item)));
+        let store = (!self.last_sync.get().is_empty()).then_some(&self.store);
+        let mut each = |item: K| {
+            let stored = store.and_then(|store| store.reuse(&item));
+            items.push(stored.unwrap_or_else(|| Arc::new(item)));
+        };
         self.lister_watcher.list_page_into(params, self.config.list_idle_limit(), &mut each).await
     }
 }
