@@ -75,6 +75,21 @@ async fn compact_store_factory_matches_the_typed_store(server) {
     let patch = serde_json::json!({"metadata": {"labels": {"touched": "yes"}}});
     api.patch(&names[0], &PatchParams::default(), &Patch::Merge(&patch)).await.unwrap();
     api.delete(&names[1], &DeleteParams::default().grace_period(0)).await.unwrap();
+    // Both informers see the update and the delete on their watches before the link goes
+    // down: one that missed them would learn of them from the relist instead (a tombstone
+    // for the delete, one update fewer), and the two notification streams would differ by
+    // timing, not by store.
+    let (patched, deleted) = (format!("prod/{}", names[0]), format!("prod/{}", names[1]));
+    eventually(Duration::from_secs(30), "both informers watch the update and the delete", || {
+        let seen = [&ci, &ti].iter().all(|ix| {
+            ix.get_by_key(&deleted).is_none()
+                && ix.get_by_key(&patched).is_some_and(|p| {
+                    p.metadata.labels.as_ref().is_some_and(|l| l.contains_key("touched"))
+                })
+        });
+        async move { seen }
+    })
+    .await;
     // A delete missed while the watch is down, and a relist: a tombstone.
     outage.begin(&server);
     api.delete(&names[2], &DeleteParams::default().grace_period(0)).await.unwrap();
@@ -111,6 +126,12 @@ async fn compact_store_factory_matches_the_typed_store(server) {
     assert_eq!(sorted(cl.list(&all)), sorted(tl.list(&all)));
     // The same notifications per key, objects included: the update's old object and the
     // tombstone's last known state come from the compact store, decoded.
+    let differing: Vec<&String> = from_compact
+        .keys()
+        .chain(from_typed.keys())
+        .filter(|k| from_compact.get(*k) != from_typed.get(*k))
+        .collect();
+    assert!(differing.is_empty(), "notifications differ for {differing:?}");
     assert_eq!(from_compact, from_typed);
     let updated = &from_compact[&format!("prod/{}", names[0])];
     assert!(
