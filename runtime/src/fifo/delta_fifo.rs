@@ -79,6 +79,19 @@ impl<K> fmt::Debug for DeltaFifo<K> {
     }
 }
 
+impl<K> DeltaFifo<K> {
+    /// Runs `f` on the queue under its lock, with the known objects, then wakes a waiting
+    /// consumer: how a relist handed over object by object queues.
+    pub(super) fn locked<R>(
+        &self,
+        f: impl FnOnce(&mut QueueState<K>, Option<&dyn KnownObjects<K>>) -> R,
+    ) -> R {
+        let out = f(&mut self.inner.state.lock(), self.inner.known.as_deref());
+        self.inner.notify.notify_waiters();
+        out
+    }
+}
+
 /// Finishes a pop when dropped: takes the popped keys out of flight and counts them towards
 /// `has_synced`, even if the process function panicked.
 struct InFlight<'a, K> {

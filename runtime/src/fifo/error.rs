@@ -8,6 +8,11 @@ pub enum FifoError {
     /// The object's key could not be computed; nothing was queued.
     #[error("cannot compute the key of an object to queue")]
     Key(#[from] KeyError),
+    /// A relist handed over object by object was superseded by a later one
+    /// ([`DeltaFifo::start_replace`](super::DeltaFifo::start_replace) or
+    /// [`DeltaFifo::replace`](super::DeltaFifo::replace)); nothing was queued for it.
+    #[error("a later relist superseded this one")]
+    Superseded,
 }
 
 /// Result of [`DeltaFifo`](super::DeltaFifo) producer operations.

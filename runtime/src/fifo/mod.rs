@@ -35,14 +35,20 @@
 //! list are still being popped, a batch stops at their end (so that its
 //! `is_in_initial_list` flag is exact), and a second relist queued in that window may be
 //! split across two batches.
+//!
+//! [`DeltaFifo::start_replace`] is the other exception, by choice of the producer: it
+//! hands a relist over object by object ([`Replacing`]), for consumers whose store is much
+//! smaller than the decoded objects, at the price of the relist being popped in parts.
 
 mod delta;
 mod delta_fifo;
 mod error;
 mod known;
 mod queue;
+mod replacing;
 
 pub use delta::{Delta, DeltaType, Deltas};
 pub use delta_fifo::DeltaFifo;
 pub use error::{FifoError, PopError, Result};
 pub use known::KnownObjects;
+pub use replacing::Replacing;

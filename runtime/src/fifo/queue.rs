@@ -10,6 +10,8 @@ use super::delta::{Delta, Deltas};
 use super::known::KnownObjects;
 use crate::tombstone::{DeletedFinalStateUnknown, DeletedObject};
 
+mod replace;
+
 /// client-go `DeltaFIFO`'s fields, plus `in_flight` and arrival numbers.
 ///
 /// Invariants: a key is in `items` iff it is in `queue`, exactly once; `queue` is ordered
@@ -37,6 +39,16 @@ pub(super) struct QueueState<K> {
     /// its deltas that arrived after the initial list queued, in their place in arrival
     /// order (see [`DeltaFifo::in_arrival_order`](super::DeltaFifo::in_arrival_order)).
     split_initial: bool,
+    /// The relist being handed over object by object, if any (see [`replace`]).
+    replacing: Option<Replacement>,
+    /// The number of the last relist begun.
+    replace_generation: u64,
+}
+
+/// The relist being handed over (see `replace.rs`): its number and the keys listed so far.
+struct Replacement {
+    generation: u64,
+    listed: HashSet<String>,
 }
 
 /// What one pop took out of the queue.
@@ -61,6 +73,8 @@ impl<K> QueueState<K> {
             next_arrival: 1,
             initial_boundary: 0,
             split_initial: false,
+            replacing: None,
+            replace_generation: 0,
         }
     }
 
@@ -132,78 +146,6 @@ impl<K> QueueState<K> {
         }
     }
 
-    /// Queues a relist (client-go `Replace` with `EmitDeltaTypeReplaced`): `Replaced` for
-    /// each listed object, then a tombstone for each key that is queued, being processed or
-    /// known, and absent from the list. `list` holds precomputed keys.
-    pub(super) fn replace(
-        &mut self,
-        list: Vec<(String, Arc<K>)>,
-        known: Option<&dyn KnownObjects<K>>,
-    ) {
-        let mut listed: HashSet<String> = HashSet::with_capacity(list.len());
-        for (key, obj) in list {
-            self.queue_action(&key, Delta::Replaced(obj));
-            listed.insert(key);
-        }
-
-        // Queued keys absent from the list: the tombstone carries the newest queued object.
-        let queued_gone: Vec<(Arc<str>, Arc<K>)> = self
-            .queue
-            .iter()
-            .filter(|key| !listed.contains(&***key))
-            .filter_map(|key| {
-                let newest = self.items.get(key)?.newest()?;
-                Some((Arc::clone(key), Arc::clone(newest.object())))
-            })
-            .collect();
-        for (key, obj) in queued_gone {
-            self.queue_tombstone(&key, obj);
-        }
-
-        // Keys being processed into existence: the consumer has not written them yet, so
-        // the known objects may not show them.
-        let mut in_flight_gone: Vec<(Arc<str>, Arc<K>)> = self
-            .in_flight
-            .iter()
-            .filter(|(key, _)| !listed.contains(&***key) && !self.items.contains_key(&***key))
-            .filter_map(|(key, state)| state.as_ref().map(|obj| (Arc::clone(key), Arc::clone(obj))))
-            .collect();
-        in_flight_gone.sort_by(|a, b| a.0.cmp(&b.0));
-        for (key, obj) in in_flight_gone {
-            self.queue_tombstone(&key, obj);
-        }
-
-        if let Some(known) = known {
-            let mut known_gone: Vec<String> = known
-                .list_keys()
-                .into_iter()
-                .filter(|key| {
-                    !listed.contains(key)
-                        && !self.items.contains_key(key.as_str())
-                        && !self.in_flight.contains_key(key.as_str())
-                })
-                .collect();
-            // Sorted so that tombstones come out in a stable order.
-            known_gone.sort_unstable();
-            for key in known_gone {
-                match known.get_by_key(&key) {
-                    Some(obj) => self.queue_tombstone(&key, obj),
-                    None => debug!(%key, "known key vanished during replace, no tombstone"),
-                }
-            }
-        }
-
-        if !self.populated {
-            self.populated = true;
-            self.initial_boundary = self.next_arrival - 1;
-            // Everything queued now must be processed before the FIFO counts as synced.
-            // client-go counts listed keys plus tombstones, which is the same number when the
-            // queue was empty before; counting the queue also covers keys a resync queued.
-            self.initial_population_count = self.queue.len();
-            self.check_synced();
-        }
-    }
-
     /// Queues a tombstone for `key` with its newest state (queued, being processed or
     /// known), unless it has none or its newest delta is a delete already. Whether it did.
     pub(super) fn forget(&mut self, key: &str, known: Option<&dyn KnownObjects<K>>) -> bool {
@@ -245,8 +187,13 @@ impl<K> QueueState<K> {
     }
 
     /// Queues `Sync` for every known key that is neither queued nor being processed
-    /// (client-go `Resync`/`syncKeyLocked`).
+    /// (client-go `Resync`/`syncKeyLocked`). Nothing while a relist is being handed over:
+    /// it delivers every object anyway, and its tombstones are not made yet.
     pub(super) fn resync(&mut self, known: &dyn KnownObjects<K>) {
+        if self.is_replacing() {
+            debug!("resync skipped: a relist is being handed over");
+            return;
+        }
         for key in known.list_keys() {
             if self.items.contains_key(key.as_str()) || self.in_flight.contains_key(key.as_str()) {
                 continue;

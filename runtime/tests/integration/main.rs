@@ -6,6 +6,7 @@ mod dynamic_lister;
 mod fifo_delta_fifo;
 mod fifo_pop;
 mod fifo_proptest;
+mod fifo_replacing;
 mod handler_filtering;
 mod handler_funcs;
 mod handler_overflow;
