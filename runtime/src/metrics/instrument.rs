@@ -9,7 +9,7 @@ use kube::core::{ObjectList, WatchEvent};
 
 use super::stats::{EventKind, ReflectorStats};
 use crate::listwatch::{ListPage, ListerWatcher, WatchStream};
-use crate::reflector::{BoxError, ReflectorStore};
+use crate::reflector::{BoxError, ReflectorStore, ReplaceSink};
 
 impl ReflectorStats {
     /// `lister_watcher`, counting every list and watch request, their failures, and the
@@ -24,8 +24,9 @@ impl ReflectorStats {
         Arc::new(CountingListerWatcher { inner: lister_watcher, stats: self.clone() })
     }
 
-    /// `store`, counting every successful [`replace`](ReflectorStore::replace): the
-    /// initial list and each relist.
+    /// `store`, counting every successful [`replace`](ReflectorStore::replace), or relist
+    /// taken object by object ([`start_replace`](ReflectorStore::start_replace)) that
+    /// finishes: the initial list and each relist.
     pub fn instrument_store<K>(
         &self,
         store: Arc<dyn ReflectorStore<K>>,
@@ -153,5 +154,28 @@ impl<K> ReflectorStore<K> for CountingStore<K> {
 
     fn forget(&self, key: &str) -> Result<(), BoxError> {
         self.inner.forget(key)
+    }
+
+    fn start_replace(&self) -> Option<Box<dyn ReplaceSink<K> + '_>> {
+        let inner = self.inner.start_replace()?;
+        Some(Box::new(CountingReplace { inner, stats: &self.stats }))
+    }
+}
+
+/// A relist taken object by object, counted as one replace once it finishes.
+struct CountingReplace<'a, K> {
+    inner: Box<dyn ReplaceSink<K> + 'a>,
+    stats: &'a ReflectorStats,
+}
+
+impl<K> ReplaceSink<K> for CountingReplace<'_, K> {
+    fn push(&mut self, obj: Arc<K>) -> Result<(), BoxError> {
+        self.inner.push(obj)
+    }
+
+    fn finish(self: Box<Self>, resource_version: String) -> Result<(), BoxError> {
+        self.inner.finish(resource_version)?;
+        self.stats.replaced();
+        Ok(())
     }
 }

@@ -8,14 +8,14 @@ use tokio_util::sync::CancellationToken;
 use crate::listwatch::{ListPage, SkippedObject};
 
 use super::{
-    Phase, Reflector, ReflectorError, StoreOperation,
+    BoxError, Phase, Reflector, ReflectorError, ReflectorStore, ReplaceSink, StoreOperation,
     error::{Disposition, classify},
     state::{Flow, RunState},
 };
 
 /// The items of a (possibly paginated) list and the list's resource version.
-struct Listed<K> {
-    items: Vec<Arc<K>>,
+struct Listed<'a, K> {
+    items: Collected<'a, K>,
     resource_version: String,
     /// More than one page was needed.
     paginated: bool,
@@ -64,7 +64,12 @@ where
         }
         state.rv_unavailable = false;
         let count = listed.items.len();
-        if let Err(source) = self.store.replace(listed.items, listed.resource_version.clone()) {
+        let stored = match listed.items {
+            Collected::Whole(items) => self.store.replace(items, listed.resource_version.clone()),
+            Collected::Streamed { failed: Some(source), .. } => Err(source),
+            Collected::Streamed { sink, .. } => sink.finish(listed.resource_version.clone()),
+        };
+        if let Err(source) = stored {
             self.report(&ReflectorError::Store { operation: StoreOperation::Replace, source });
             return Err(Flow::RELIST);
         }
@@ -117,7 +122,7 @@ where
         resource_version: &str,
         limit: Option<u32>,
         cancel: &CancellationToken,
-    ) -> Option<Result<Listed<K>, kube::Error>> {
+    ) -> Option<Result<Listed<'_, K>, kube::Error>> {
         let requested = match resource_version {
             "" => ListParams::default(),
             "0" => ListParams::default().match_any(),
@@ -125,7 +130,7 @@ where
         };
         let requested = ListParams { limit, ..requested };
         let mut params = requested.clone();
-        let mut items: Vec<Arc<K>> = Vec::new();
+        let mut items = Collected::start(&*self.store);
         let mut skipped = Vec::new();
         let mut list_resource_version = None;
         let mut paginated = false;
@@ -140,7 +145,10 @@ where
                 {
                     tracing::debug!("continue token expired; falling back to a full list");
                     let full = ListParams { limit: None, continue_token: None, ..requested };
-                    items.clear();
+                    // What was pushed of the first pages is given up with its sink,
+                    // before the full list starts another.
+                    drop(items);
+                    items = Collected::start(&*self.store);
                     let whole =
                         cancel.run_until_cancelled(self.list_page(&full, &mut items)).await?;
                     return Some(whole.map(|page| {
@@ -179,14 +187,14 @@ where
     /// One list request, given up (as a transport error, so the list is retried after a
     /// backoff) once it has been silent for
     /// [`list_idle_timeout`](super::ReflectorConfig::list_idle_timeout). Each item is
-    /// appended to `items` as soon as it is decoded: the store's object where it holds the
-    /// same version ([`ReflectorStore::reuse`](super::ReflectorStore::reuse)), so that a
-    /// relist holds an unchanged object once, not twice; else the item moved into an `Arc`.
-    /// Before the first list has synced the store holds nothing to reuse, so it is not asked.
+    /// added to `items` as soon as it is decoded: the store's object where it holds the
+    /// same version ([`ReflectorStore::reuse`]), so that a relist holds an unchanged object
+    /// once, not twice; else the item moved into an `Arc`. Before the first list has synced
+    /// the store holds nothing to reuse, so it is not asked.
     async fn list_page(
         &self,
         params: &ListParams,
-        items: &mut Vec<Arc<K>>,
+        items: &mut Collected<'_, K>,
     ) -> Result<ListPage<K>, kube::Error> {
         let store = (!self.last_sync.get().is_empty()).then_some(&self.store);
         let mut each = |item: K| {
@@ -194,6 +202,43 @@ where
             items.push(stored.unwrap_or_else(|| Arc::new(item)));
         };
         self.lister_watcher.list_page_into(params, self.config.list_idle_limit(), &mut each).await
+    }
+}
+
+/// Where a list's items go as they are decoded.
+enum Collected<'a, K> {
+    /// Kept, for one [`ReflectorStore::replace`] once the list ends.
+    Whole(Vec<Arc<K>>),
+    /// Handed to the store at once ([`ReflectorStore::start_replace`]). After the sink's
+    /// first error, the rest of the list is dropped and the error reported at its end.
+    Streamed { sink: Box<dyn ReplaceSink<K> + 'a>, pushed: usize, failed: Option<BoxError> },
+}
+
+impl<'a, K> Collected<'a, K> {
+    /// A new list into `store`, object by object if the store takes it so.
+    fn start(store: &'a dyn ReflectorStore<K>) -> Self {
+        match store.start_replace() {
+            Some(sink) => Self::Streamed { sink, pushed: 0, failed: None },
+            None => Self::Whole(Vec::new()),
+        }
+    }
+
+    fn push(&mut self, obj: Arc<K>) {
+        match self {
+            Self::Whole(items) => items.push(obj),
+            Self::Streamed { failed: Some(_), .. } => {}
+            Self::Streamed { sink, pushed, failed } => match sink.push(obj) {
+                Ok(()) => *pushed += 1,
+                Err(err) => *failed = Some(err),
+            },
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Self::Whole(items) => items.len(),
+            Self::Streamed { pushed, .. } => *pushed,
+        }
     }
 }
 

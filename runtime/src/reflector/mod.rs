@@ -118,7 +118,7 @@ use crate::listwatch::ListerWatcher;
 
 pub use config::{BackoffConfig, ReflectorConfig};
 pub use error::{Phase, ReflectorError, Result, StoreOperation};
-pub use reflector_store::{BoxError, ReflectorStore};
+pub use reflector_store::{BoxError, ReflectorStore, ReplaceSink};
 pub use version::LastSyncResourceVersion;
 
 /// Decides, each time the resync timer fires, whether to resync (client-go's

@@ -1,5 +1,6 @@
 //! [`ReflectorStore`], the interface through which the reflector hands what it lists and
-//! watches to a store, and [`BoxError`], the error its methods return.
+//! watches to a store, [`ReplaceSink`], through which a store can take a relist object by
+//! object, and [`BoxError`], the error their methods return.
 
 use std::sync::Arc;
 
@@ -54,6 +55,32 @@ pub trait ReflectorStore<K>: Send + Sync {
         let _ = key;
         Ok(())
     }
+
+    /// Starts a relist that this store takes object by object, as each is decoded, instead
+    /// of whole through [`replace`](Self::replace); `None` (the default) for a store that
+    /// takes it whole. A store that keeps much less than the decoded objects (a compact
+    /// store) takes it this way, so that a relist never holds every decoded object at once.
+    ///
+    /// The reflector pushes every listed object, then calls
+    /// [`finish`](ReplaceSink::finish) with the list's resource version. A list that fails
+    /// part way, or restarts (an expired continue token), drops the sink without `finish`:
+    /// what was pushed then stands as the server's state of those objects, and objects
+    /// deleted meanwhile are only noticed by the next relist that finishes. client-go has
+    /// no counterpart: it always collects the whole list first.
+    fn start_replace(&self) -> Option<Box<dyn ReplaceSink<K> + '_>> {
+        None
+    }
+}
+
+/// A relist taken object by object: see [`ReflectorStore::start_replace`]. Dropping it
+/// without [`finish`](Self::finish) gives the relist up.
+pub trait ReplaceSink<K>: Send {
+    /// One listed object, as [`replace`](ReflectorStore::replace) would have it in its list.
+    fn push(&mut self, obj: Arc<K>) -> Result<(), BoxError>;
+
+    /// The list ended at `resource_version`: objects that were not pushed were deleted
+    /// while unobserved.
+    fn finish(self: Box<Self>, resource_version: String) -> Result<(), BoxError>;
 }
 
 impl<K, S> ReflectorStore<K> for Arc<S>
@@ -86,5 +113,9 @@ where
 
     fn forget(&self, key: &str) -> Result<(), BoxError> {
         (**self).forget(key)
+    }
+
+    fn start_replace(&self) -> Option<Box<dyn ReplaceSink<K> + '_>> {
+        (**self).start_replace()
     }
 }

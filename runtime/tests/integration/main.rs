@@ -28,6 +28,7 @@ mod reflector_cancel;
 mod reflector_decode;
 mod reflector_list;
 mod reflector_list_idle;
+mod reflector_list_streamed;
 mod reflector_resync;
 mod reflector_streaming;
 mod reflector_support;

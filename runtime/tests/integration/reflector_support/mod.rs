@@ -26,7 +26,7 @@ use kube_informers_runtime::listwatch::{
 };
 use kube_informers_runtime::reflector::{
     BackoffConfig, BoxError, LastSyncResourceVersion, Reflector, ReflectorConfig, ReflectorError,
-    ReflectorStore,
+    ReflectorStore, ReplaceSink,
 };
 use parking_lot::Mutex;
 use tokio::{sync::Notify, task::JoinHandle, time::Instant};
@@ -318,6 +318,14 @@ pub enum Op {
     Delete(String),
     Resync,
     Forget(String),
+    /// A relist taken object by object (`start_replace`) began.
+    StartReplace,
+    /// One object of it.
+    Pushed(String),
+    /// It finished at the list's resource version.
+    FinishReplace(String),
+    /// It was dropped without finishing.
+    AbortReplace,
 }
 
 /// A `ReflectorStore` that records every call.
@@ -325,6 +333,8 @@ pub struct RecordingStore {
     ops: Mutex<Vec<Op>>,
     progress: Arc<Notify>,
     fail_adds: AtomicBool,
+    /// Takes relists object by object.
+    streamed: bool,
 }
 
 impl RecordingStore {
@@ -384,6 +394,41 @@ impl ReflectorStore<Pod> for RecordingStore {
         self.record(Op::Forget(key.to_owned()));
         Ok(())
     }
+
+    fn start_replace(&self) -> Option<Box<dyn ReplaceSink<Pod> + '_>> {
+        if !self.streamed {
+            return None;
+        }
+        self.record(Op::StartReplace);
+        Some(Box::new(RecordingReplace { store: self, finished: false }))
+    }
+}
+
+/// A relist taken object by object by a [`RecordingStore`].
+struct RecordingReplace<'a> {
+    store: &'a RecordingStore,
+    finished: bool,
+}
+
+impl ReplaceSink<Pod> for RecordingReplace<'_> {
+    fn push(&mut self, obj: Arc<Pod>) -> Result<(), BoxError> {
+        self.store.record(Op::Pushed(describe(&obj)));
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>, resource_version: String) -> Result<(), BoxError> {
+        self.finished = true;
+        self.store.record(Op::FinishReplace(resource_version));
+        Ok(())
+    }
+}
+
+impl Drop for RecordingReplace<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.store.record(Op::AbortReplace);
+        }
+    }
 }
 
 /// What the watch-error handler received.
@@ -437,10 +482,24 @@ impl Harness {
         Self::start_with(lw, config, |_| {})
     }
 
+    /// Like [`start`](Self::start), with a store that takes relists object by object.
+    pub fn start_streamed(lw: FakeListerWatcher, config: ReflectorConfig) -> Self {
+        Self::start_store(lw, config, true, |_| {})
+    }
+
     /// Starts the reflector after `customize` (setters) ran on it.
     pub fn start_with(
         lw: FakeListerWatcher,
         config: ReflectorConfig,
+        customize: impl FnOnce(&mut Reflector<Pod>),
+    ) -> Self {
+        Self::start_store(lw, config, false, customize)
+    }
+
+    fn start_store(
+        lw: FakeListerWatcher,
+        config: ReflectorConfig,
+        streamed: bool,
         customize: impl FnOnce(&mut Reflector<Pod>),
     ) -> Self {
         let progress = lw.progress.clone();
@@ -449,6 +508,7 @@ impl Harness {
             ops: Mutex::default(),
             progress: progress.clone(),
             fail_adds: AtomicBool::new(false),
+            streamed,
         });
         let reported = Arc::new(Mutex::new(Vec::new()));
         let mut reflector = Reflector::new(

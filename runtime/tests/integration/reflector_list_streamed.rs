@@ -1,0 +1,85 @@
+//! The list stage into a store that takes relists object by object
+//! (`ReflectorStore::start_replace`): the same lists as client-go's reflector sends, with
+//! each decoded object handed over at once instead of after the whole list.
+
+use crate::reflector_support::*;
+
+fn pushed(names: &[&str]) -> Vec<Op> {
+    names.iter().map(|n| Op::Pushed((*n).into())).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn paginated_list_is_pushed_as_it_is_read_then_finished_at_its_version() {
+    // client-go: reflector_test.go TestReflectorListAndWatch (paginated first list at "0",
+    // then a watch from the list's version).
+    let lw = FakeListerWatcher::new()
+        .list(Ok(page(vec![pod("a", "1"), pod("b", "2")], "50", Some("c1"))))
+        .list(Ok(page(vec![pod("c", "3")], "51", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start_streamed(lw, config());
+    h.until("the watch", |h| h.lw.watches().len() == 1).await;
+
+    let mut expected = vec![Op::StartReplace];
+    expected.extend(pushed(&["a@1", "b@2", "c@3"]));
+    expected.push(Op::FinishReplace("50".into()));
+    assert_eq!(h.store.ops(), expected, "the first page's version is the list's");
+    assert_eq!(h.lw.watches()[0].1, "50");
+    assert_eq!(h.version.get(), "50");
+    assert!(h.reported().is_empty());
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn expired_continue_token_gives_up_the_pushed_pages_and_lists_whole() {
+    // client-go: reflector_test.go TestReflectorFullListIfExpired (pager FullListIfExpired):
+    // the first page was handed over already, so the relist it began is given up and the
+    // full list is handed over as a new one.
+    let lw = FakeListerWatcher::new()
+        .list(Ok(page(vec![pod("a", "1")], "50", Some("c1"))))
+        .list(Err(api_error(410, "Expired")))
+        .list(Ok(page(vec![pod("a", "1"), pod("b", "2"), pod("c", "3")], "60", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start_streamed(lw, config());
+    h.until("the watch", |h| h.lw.watches().len() == 1).await;
+
+    assert_eq!(h.lw.lists()[2].0.limit, None, "the fallback lists whole");
+    let mut expected = vec![Op::StartReplace, Op::Pushed("a@1".into()), Op::AbortReplace];
+    expected.push(Op::StartReplace);
+    expected.extend(pushed(&["a@1", "b@2", "c@3"]));
+    expected.push(Op::FinishReplace("60".into()));
+    assert_eq!(h.store.ops(), expected);
+    assert_eq!(h.lw.watches()[0].1, "60");
+    assert!(h.reported().is_empty(), "the pager handles it silently, like client-go");
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn list_failing_part_way_gives_up_the_relist_and_lists_again_after_the_backoff() {
+    // client-go: reflector_test.go TestReflectorListAndWatchWithErrors (a failed list is
+    // reported and retried after the backoff), with the list failing on its second page.
+    let lw = FakeListerWatcher::new()
+        .list(Ok(page(vec![pod("a", "1")], "50", Some("c1"))))
+        .list(Err(api_error(500, "InternalError")))
+        .list(Ok(page(vec![pod("a", "2")], "70", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let h = Harness::start_streamed(lw, config());
+    h.until("the watch", |h| h.lw.watches().len() == 1).await;
+
+    let lists = h.lw.lists();
+    assert_eq!(lists.len(), 3);
+    assert!(lists[2].1 > lists[1].1, "relisted after a backoff");
+    assert_eq!(
+        h.store.ops(),
+        [
+            Op::StartReplace,
+            Op::Pushed("a@1".into()),
+            Op::AbortReplace,
+            Op::StartReplace,
+            Op::Pushed("a@2".into()),
+            Op::FinishReplace("70".into()),
+        ]
+    );
+    assert_eq!(h.reported(), [Reported { kind: "list", code: Some(500) }]);
+    assert_eq!(h.lw.watches()[0].1, "70");
+    h.stop().await;
+}
