@@ -6,8 +6,8 @@ use std::sync::Arc;
 use kube::Resource;
 
 use crate::DeletedObject;
-use crate::fifo::DeltaFifo;
-use crate::reflector::{BoxError, ReflectorStore};
+use crate::fifo::{DeltaFifo, Replacing};
+use crate::reflector::{BoxError, ReflectorStore, ReplaceSink};
 use crate::store::meta_namespace_key_func;
 
 use super::options::Transform;
@@ -16,14 +16,23 @@ use super::options::Transform;
 pub(crate) struct FifoSink<K> {
     queue: DeltaFifo<K>,
     transform: Option<Transform<K>>,
+    /// Relists are queued object by object as they are decoded
+    /// ([`DeltaFifo::start_replace`]): for a compact cache, which holds much less than
+    /// the decoded list.
+    streamed: bool,
 }
 
 impl<K> FifoSink<K>
 where
     K: Resource + Clone + Send + Sync + 'static,
 {
-    pub(crate) fn new(queue: DeltaFifo<K>, transform: Option<Transform<K>>) -> Self {
-        Self { queue, transform }
+    /// `streamed`: queue relists object by object, see [`FifoSink::streamed`].
+    pub(crate) fn new(
+        queue: DeltaFifo<K>,
+        transform: Option<Transform<K>>,
+        streamed: bool,
+    ) -> Self {
+        Self { queue, transform, streamed }
     }
 
     /// Runs the transform in place: the reflector hands over a fresh `Arc`, so this never
@@ -75,5 +84,31 @@ where
     fn forget(&self, key: &str) -> Result<(), BoxError> {
         self.queue.forget(key);
         Ok(())
+    }
+
+    fn start_replace(&self) -> Option<Box<dyn ReplaceSink<K> + '_>> {
+        self.streamed.then(|| {
+            Box::new(StreamedRelist { sink: self, relist: self.queue.start_replace() })
+                as Box<dyn ReplaceSink<K> + '_>
+        })
+    }
+}
+
+/// A relist queued object by object, each transformed on the way.
+struct StreamedRelist<'a, K> {
+    sink: &'a FifoSink<K>,
+    relist: Replacing<K>,
+}
+
+impl<K> ReplaceSink<K> for StreamedRelist<'_, K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+{
+    fn push(&mut self, obj: Arc<K>) -> Result<(), BoxError> {
+        Ok(self.relist.push(self.sink.transformed(obj))?)
+    }
+
+    fn finish(self: Box<Self>, resource_version: String) -> Result<(), BoxError> {
+        Ok(self.relist.finish(&resource_version)?)
     }
 }

@@ -43,7 +43,10 @@ where
             state.started = true;
             let known: Arc<dyn KnownObjects<K>> = Arc::new(self.inner.indexer.clone());
             let queue = DeltaFifo::in_arrival_order(Some(known));
-            let sink = FifoSink::new(queue.clone(), state.transform.clone());
+            // A compact cache holds a fraction of the decoded objects: a relist is queued as
+            // it is decoded, so that it is never held decoded whole.
+            let streamed = self.inner.indexer.is_compact();
+            let sink = FifoSink::new(queue.clone(), state.transform.clone(), streamed);
             let mut config = state.reflector_config.clone();
             config.resync_period = state.resync_check_period;
             if let Some(name) = &state.name
