@@ -74,8 +74,13 @@ where
     }
 
     /// The FIFO's newest state of the object (queued, being processed, or in the
-    /// informer's store) when it has `obj`'s resourceVersion.
+    /// informer's store) when it has `obj`'s resourceVersion. Never for a compact cache
+    /// (a streamed sink): it holds no decoded object to share, so the lookup would decode
+    /// the stored one, only to drop the object just decoded from the list.
     fn reuse(&self, obj: &K) -> Option<Arc<K>> {
+        if self.streamed {
+            return None;
+        }
         let version = obj.meta().resource_version.as_deref().filter(|rv| !rv.is_empty())?;
         let newest = self.queue.newest(&meta_namespace_key_func(obj).ok()?)?;
         (newest.meta().resource_version.as_deref() == Some(version)).then_some(newest)
