@@ -2,7 +2,8 @@
 //! belong to it alone.
 //!
 //! ```text
-//! bench_client --mode ours|ours-strip|ours-protobuf|ours-protobuf-strip|ours-compact|metadata
+//! bench_client --mode ours|ours-strip|ours-protobuf|ours-protobuf-strip|ours-compact
+//!              |ours-compact-protobuf|metadata
 //!              |kube-rt|floor --kind pods|configmaps
 //!              --count N --kubeconfig PATH [--events M]
 //! ```
@@ -201,12 +202,19 @@ where
 }
 
 /// The modes [`run_ours`] runs.
-const OURS: [&str; 5] =
-    ["ours", "ours-strip", "ours-protobuf", "ours-protobuf-strip", "ours-compact"];
+const OURS: [&str; 6] = [
+    "ours",
+    "ours-strip",
+    "ours-protobuf",
+    "ours-protobuf-strip",
+    "ours-compact",
+    "ours-compact-protobuf",
+];
 
 /// `ours`: the typed store; `ours-strip`: with `.strip_managed_fields()`; `ours-protobuf`:
 /// with `.protobuf()`; `ours-protobuf-strip`: both; `ours-compact`: with
-/// `.compact_store()` (issue 18).
+/// `.compact_store()` (issue 18); `ours-compact-protobuf`: with both `.compact_store()` and
+/// `.protobuf()`.
 async fn run_ours<K>(args: &Args, client: Client)
 where
     K: kube::Resource<DynamicType = ()>
@@ -226,6 +234,7 @@ where
         "ours-protobuf" => builder = builder.protobuf(),
         "ours-protobuf-strip" => builder = builder.protobuf().strip_managed_fields(),
         "ours-compact" => builder = builder.compact_store(),
+        "ours-compact-protobuf" => builder = builder.compact_store().protobuf(),
         _ => {}
     }
     let factory: TypedInformerFactory = builder.build();

@@ -65,6 +65,7 @@ pub(crate) fn parse_args() -> Result<Args, String> {
             "ours-strip",
             "ours-protobuf",
             "ours-compact",
+            "ours-compact-protobuf",
             "metadata",
             "kube-rt",
             "client-go-protobuf",

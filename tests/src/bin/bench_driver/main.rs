@@ -34,8 +34,15 @@ use error::BoxError;
 use server::{Backend, SeedTimes};
 
 /// Modes of ours that run a second event round with ten handlers.
-const TEN_HANDLER_MODES: [&str; 6] =
-    ["ours", "ours-strip", "ours-protobuf", "ours-protobuf-strip", "ours-compact", "metadata"];
+const TEN_HANDLER_MODES: [&str; 7] = [
+    "ours",
+    "ours-strip",
+    "ours-protobuf",
+    "ours-protobuf-strip",
+    "ours-compact",
+    "ours-compact-protobuf",
+    "metadata",
+];
 
 /// One running client and its JSON lines.
 struct ClientProcess {

@@ -46,9 +46,19 @@ pub(crate) fn print_table(kind: &str, floor: &Value, rows: &[Value]) -> Value {
         num(&floor["decode_cpu_s"]),
         num(&floor["decoded_heap_per_object"]) / 1e3,
     );
+    // Per object, so that runs of different sizes compare (issue 18: the cost stays linear).
+    let count = num(&floor["count"]);
     let mut header = format!(
-        "{:<18} {:>9} {:>8} {:>9} {:>10} {:>9} {:>9}",
-        "client", "sync wall", "CPU", "peak RSS", "steady RSS", "KB/obj", "CPU/floor"
+        "{:<18} {:>9} {:>8} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9}",
+        "client",
+        "sync wall",
+        "CPU",
+        "peak RSS",
+        "steady RSS",
+        "µs/obj",
+        "peak KB/o",
+        "KB/obj",
+        "CPU/floor"
     );
     for (_, label, _) in &baselines {
         header.push_str(&format!(" | {:^27}", format!("vs {label}")));
@@ -60,8 +70,10 @@ pub(crate) fn print_table(kind: &str, floor: &Value, rows: &[Value]) -> Value {
         ));
     }
     println!("{header}");
-    let mut sub =
-        format!("{:<18} {:>9} {:>8} {:>9} {:>10} {:>9} {:>9}", "", "", "", "", "", "", "");
+    let mut sub = format!(
+        "{:<18} {:>9} {:>8} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9}",
+        "", "", "", "", "", "", "", "", ""
+    );
     for _ in &baselines {
         sub.push_str(" |");
         for (_, label, _) in RATIOS {
@@ -74,18 +86,24 @@ pub(crate) fn print_table(kind: &str, floor: &Value, rows: &[Value]) -> Value {
     let mut table = Vec::new();
     for row in rows {
         let cpu = num(&row["cpu_s"]);
+        let cpu_per_object = cpu / count * 1e6;
+        let peak_per_object = num(&row["peak_rss_bytes"]) / count;
         let mut line = format!(
-            "{:<18} {:>7.3} s {:>6.2} s {:>9} {:>10} {:>9.1} {:>9.2}",
+            "{:<18} {:>7.3} s {:>6.2} s {:>9} {:>10} {:>9.1} {:>9.1} {:>9.1} {:>9.2}",
             row["mode"].as_str().unwrap_or("?"),
             num(&row["sync_wall_s"]),
             cpu,
             mb(num(&row["peak_rss_bytes"])),
             mb(num(&row["steady_rss_bytes"])),
+            cpu_per_object,
+            peak_per_object / 1e3,
             num(&row["steady_rss_per_object"]) / 1e3,
             cpu / floor_cpu,
         );
         let mut entry = row.clone();
         entry["cpu_over_floor"] = json!(cpu / floor_cpu);
+        entry["cpu_us_per_object"] = json!(cpu_per_object);
+        entry["peak_rss_per_object"] = json!(peak_per_object);
         for (mode, _, base) in &baselines {
             line.push_str(" |");
             let mut ratios = serde_json::Map::new();
