@@ -109,6 +109,12 @@ impl<F: From<TypedInformerFactory>> FactoryBuilder<TypedSetup<F>> {
     /// compared by value, never by `Arc::ptr_eq`. It implies
     /// [`strip_managed_fields`](Self::strip_managed_fields) for the informers the factory
     /// builds (the compact cache cannot keep the field, so handlers do not see it either).
+    ///
+    /// An informer with a compact cache applies each list as it decodes, object by object
+    /// ([`DeltaFifo::start_replace`](crate::fifo::DeltaFifo::start_replace)), so that no
+    /// list is ever held decoded whole: its peak memory stays near what it stores. The
+    /// price: a relist is not applied in one transaction, and a lister may see it part
+    /// applied until the list ends (new states of some objects, deleted ones still there).
     /// An [`informer_for_with`](TypedInformerFactory::informer_for_with) constructor finds
     /// the setting in [`InformerOptions::compact_store`](super::InformerOptions::compact_store)
     /// and chooses.

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 
 use super::{
     decode::decode_event,
-    idle::{next_within, open_within},
+    idle::{IdleLimit, open_within},
     item::DecodeOptions,
     list_stream::ListDecoder,
     lister_watcher::{ListPage, ListerWatcher, TweakListParams, WatchStream},
@@ -351,7 +351,8 @@ where
         _ => Decoder::Json(ListDecoder::new(decode)),
     };
     let mut chunks = wire::data_chunks(response);
-    while let Some(chunk) = next_within(idle_limit, &mut chunks).await {
+    let mut idle = IdleLimit::new(idle_limit);
+    while let Some(chunk) = idle.next(&mut chunks).await {
         decoder.feed(&chunk?).map_err(kube::Error::SerdeError)?;
         decoder.drain_items(each);
     }

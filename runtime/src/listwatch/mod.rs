@@ -38,7 +38,7 @@ mod skipped;
 mod wire;
 
 pub use api::ApiListerWatcher;
-pub(crate) use idle::{next_within, open_within};
+pub(crate) use idle::{IdleLimit, open_within};
 pub(crate) use lister_watcher::tweaked;
 pub use lister_watcher::{ListPage, ListerWatcher, TweakListParams, WatchStream};
 pub use metadata::MetadataListerWatcher;

@@ -11,7 +11,7 @@ use std::{collections::BTreeMap, sync::Arc};
 use kube::{Resource, api::WatchParams, core::WatchEvent};
 use tokio_util::sync::CancellationToken;
 
-use crate::listwatch::{SkippedObject, WatchStream, next_within, open_within};
+use crate::listwatch::{IdleLimit, SkippedObject, WatchStream, open_within};
 
 use super::{
     INITIAL_EVENTS_END_ANNOTATION, ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
@@ -130,14 +130,18 @@ where
         cancel: &CancellationToken,
     ) -> InitialEvents {
         let idle_limit = self.config.watch_idle_limit();
-        let deadline = idle_limit.map(|limit| tokio::time::Instant::now() + limit);
+        let mut idle = IdleLimit::new(idle_limit);
+        // The whole of the initial events is bounded too: one timer for all of them.
+        let mut all_within = idle_limit.map(|limit| Box::pin(tokio::time::sleep(limit)));
         loop {
             let next = async {
-                match deadline {
-                    None => Ok(next_within(idle_limit, stream).await),
-                    Some(deadline) => {
-                        tokio::time::timeout_at(deadline, next_within(idle_limit, stream)).await
-                    }
+                match all_within.as_mut() {
+                    None => Ok(idle.next(stream).await),
+                    Some(all_within) => tokio::select! {
+                        biased;
+                        item = idle.next(stream) => Ok(item),
+                        () = all_within.as_mut() => Err(()),
+                    },
                 }
             };
             let Some(item) = cancel.run_until_cancelled(next).await else {

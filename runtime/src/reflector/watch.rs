@@ -6,7 +6,7 @@ use kube::{Resource, api::WatchParams, core::WatchEvent};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::listwatch::{SkippedObject, WatchStream, WireError, next_within, open_within};
+use crate::listwatch::{IdleLimit, SkippedObject, WatchStream, WireError, open_within};
 
 use super::{
     ObjectKey, Phase, Reflector, ReflectorError, StoreOperation,
@@ -152,10 +152,9 @@ where
     /// Applies the events of one watch stream to the store until it ends.
     async fn consume(&self, mut stream: WatchStream<K>, cancel: &CancellationToken) -> WatchEnd {
         let mut events = 0;
-        let idle_limit = self.config.watch_idle_limit();
+        let mut idle = IdleLimit::new(self.config.watch_idle_limit());
         loop {
-            let Some(item) = cancel.run_until_cancelled(next_within(idle_limit, &mut stream)).await
-            else {
+            let Some(item) = cancel.run_until_cancelled(idle.next(&mut stream)).await else {
                 return WatchEnd::Cancelled;
             };
             match item {
