@@ -11,7 +11,7 @@ use kube_informers_runtime::store::Indexer;
 use kube_informers_runtime::{DeletedFinalStateUnknown, DeletedObject};
 
 /// client-go's `mkFifoObj(name, val)`: a cluster-scoped ConfigMap carrying `val`.
-fn obj(name: &str, val: u32) -> Arc<ConfigMap> {
+pub(crate) fn obj(name: &str, val: u32) -> Arc<ConfigMap> {
     Arc::new(ConfigMap {
         metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
         data: Some([("val".to_string(), val.to_string())].into()),
@@ -19,7 +19,8 @@ fn obj(name: &str, val: u32) -> Arc<ConfigMap> {
     })
 }
 
-fn val(o: &ConfigMap) -> u32 {
+/// The `val` an [`obj`] carries.
+pub(crate) fn val(o: &ConfigMap) -> u32 {
     o.data.as_ref().and_then(|d| d.get("val")).and_then(|v| v.parse().ok()).unwrap_or(0)
 }
 
@@ -35,7 +36,8 @@ impl KnownObjects<ConfigMap> for Literal {
     }
 }
 
-fn with_known(known: Vec<Arc<ConfigMap>>) -> DeltaFifo<ConfigMap> {
+/// A FIFO whose known objects are `known`, in that order.
+pub(crate) fn with_known(known: Vec<Arc<ConfigMap>>) -> DeltaFifo<ConfigMap> {
     DeltaFifo::new(Some(Arc::new(Literal(known))))
 }
 

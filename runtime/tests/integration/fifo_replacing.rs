@@ -6,38 +6,10 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::ObjectMeta;
 use kube_informers_runtime::DeletedObject;
-use kube_informers_runtime::fifo::{Delta, DeltaFifo, Deltas, FifoError, KnownObjects};
+use kube_informers_runtime::fifo::{Delta, DeltaFifo, Deltas, FifoError};
 
-/// client-go's `mkFifoObj(name, val)`: a cluster-scoped ConfigMap carrying `val`.
-fn obj(name: &str, val: u32) -> Arc<ConfigMap> {
-    Arc::new(ConfigMap {
-        metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
-        data: Some([("val".to_string(), val.to_string())].into()),
-        ..Default::default()
-    })
-}
-
-fn val(o: &ConfigMap) -> u32 {
-    o.data.as_ref().and_then(|d| d.get("val")).and_then(|v| v.parse().ok()).unwrap_or(0)
-}
-
-/// client-go's `literalListerGetter`: known objects in a fixed order.
-struct Literal(Vec<Arc<ConfigMap>>);
-
-impl KnownObjects<ConfigMap> for Literal {
-    fn list_keys(&self) -> Vec<String> {
-        self.0.iter().map(|o| o.metadata.name.clone().unwrap_or_default()).collect()
-    }
-    fn get_by_key(&self, key: &str) -> Option<Arc<ConfigMap>> {
-        self.0.iter().find(|o| o.metadata.name.as_deref() == Some(key)).cloned()
-    }
-}
-
-fn with_known(known: Vec<Arc<ConfigMap>>) -> DeltaFifo<ConfigMap> {
-    DeltaFifo::new(Some(Arc::new(Literal(known))))
-}
+use crate::fifo_delta_fifo::{obj, val, with_known};
 
 /// A delta as `kind(value)`, a tombstone as `tombstone(key,value)`.
 fn render(deltas: &Deltas<ConfigMap>) -> Vec<String> {
