@@ -29,38 +29,9 @@ use kube_informers_runtime::{
 };
 use serde_json::json;
 
-/// CPU and memory of this process, from `/proc/self`.
-struct ProcStats {
-    /// user + system CPU seconds of every thread so far.
-    cpu_s: f64,
-    /// `VmHWM`: peak resident set size.
-    peak_rss: u64,
-    /// `VmRSS`: resident set size now.
-    rss: u64,
-}
+mod proc_stats;
 
-impl ProcStats {
-    fn read() -> Self {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let kib = |field: &str| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix(field))
-                .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
-                .unwrap_or(0)
-                * 1024
-        };
-        // Fields 14 and 15 of /proc/self/stat (utime, stime) in clock ticks; USER_HZ is 100
-        // on every Linux architecture we run on. The command name (field 2) may contain
-        // spaces, so split after its closing parenthesis: field N is then at N - 3.
-        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-        let fields: Vec<&str> =
-            stat.rsplit_once(')').map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
-        let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-        let cpu_s = (ticks(14 - 3) + ticks(15 - 3)) as f64 / 100.0;
-        ProcStats { cpu_s, peak_rss: kib("VmHWM:"), rss: kib("VmRSS:") }
-    }
-}
+use proc_stats::ProcStats;
 
 /// Prints one JSON line on stdout and flushes it.
 fn json_line(value: &serde_json::Value) {
