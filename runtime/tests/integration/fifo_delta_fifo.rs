@@ -69,6 +69,15 @@ fn render(deltas: &Deltas<ConfigMap>) -> Vec<D> {
 }
 
 async fn pop(f: &DeltaFifo<ConfigMap>) -> (Vec<D>, bool) {
+    pop_rendered(f, render).await
+}
+
+/// Pops one key: its deltas as `render` shows them, and whether they belong to the
+/// initial list.
+pub(crate) async fn pop_rendered<R>(
+    f: &DeltaFifo<ConfigMap>,
+    render: fn(&Deltas<ConfigMap>) -> R,
+) -> (R, bool) {
     let mut out = None;
     f.pop(|deltas, initial| {
         out = Some((render(&deltas), initial));

@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube_informers_runtime::DeletedObject;
 use kube_informers_runtime::fifo::{Delta, DeltaFifo, Deltas, FifoError};
 
-use crate::fifo_delta_fifo::{obj, val, with_known};
+use crate::fifo_delta_fifo::{obj, pop_rendered, val, with_known};
 
 /// A delta as `kind(value)`, a tombstone as `tombstone(key,value)`.
 fn render(deltas: &Deltas<ConfigMap>) -> Vec<String> {
@@ -30,14 +30,7 @@ fn render(deltas: &Deltas<ConfigMap>) -> Vec<String> {
 
 /// Pops one key: its deltas and whether they belong to the initial list.
 async fn pop(f: &DeltaFifo<ConfigMap>) -> (Vec<String>, bool) {
-    let mut out = None;
-    f.pop(|deltas, initial| {
-        out = Some((render(&deltas), initial));
-        Ok::<_, Infallible>(())
-    })
-    .await
-    .unwrap();
-    out.unwrap()
+    pop_rendered(f, render).await
 }
 
 // client-go: delta_fifo_test.go TestDeltaFIFO_ReplaceMakesDeletions (pre-existing delete),
