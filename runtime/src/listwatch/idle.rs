@@ -34,9 +34,10 @@ pub(crate) async fn open_within<T>(
     }
 }
 
-/// The silence limit of a stream (a list body's chunks): [`next`](Self::next) returns the
-/// next item, or a `Stalled` error once a wait for one has lasted `limit`. Only the waits
-/// count, not the caller's work between them (decoding a chunk).
+/// The silence limit of a stream (a list body's chunks, a watch's events):
+/// [`next`](Self::next) returns the next item, or a `Stalled` error once a wait for one has
+/// lasted `limit`. Only the waits count, not the caller's work between them (decoding a
+/// chunk, applying an event).
 ///
 /// One timer serves every wait: it is moved to the current wait's deadline only when it
 /// fires, so a stream of thousands of chunks registers a timer about once per `limit`, not
