@@ -13,6 +13,7 @@ use serde::{
 use super::{
     capacity::{Lengths, ObjectHinted, event_mute, scan},
     item::DecodeOptions,
+    json_input::decode_all,
     skipped::SkippedObject,
     wire::WireError,
 };
@@ -32,10 +33,8 @@ where
     // The envelope holds no arrays, so the line's arrays are the object's.
     let lengths = scan(line, event_mute(options)).map(|scanned| scanned.lengths);
     let lengths = Lengths::new(lengths.unwrap_or_default());
-    let mut deserializer = serde_json::Deserializer::from_slice(line);
-    let decoded = EventSeed::<K> { options, lengths: &lengths, _item: PhantomData }
-        .deserialize(&mut deserializer)
-        .and_then(|event| deserializer.end().map(|()| event));
+    let decoded =
+        decode_all(line, EventSeed::<K> { options, lengths: &lengths, _item: PhantomData });
     decoded.map_err(|err| match bare_status(line) {
         Some(status) => kube::Error::Api(Box::new(status)),
         None => match undecodable_object(line, &err) {

@@ -28,6 +28,7 @@ mod capacity;
 mod decode;
 mod idle;
 mod item;
+mod json_input;
 mod list_stream;
 mod lister_watcher;
 mod managed_fields;

@@ -18,7 +18,7 @@ mod scan;
 
 use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer};
 
-use super::{item::DecodeOptions, managed_fields};
+use super::{item::DecodeOptions, json_input::decode_all, managed_fields};
 
 pub(crate) use hinted::{Hinted, Lengths};
 pub(crate) use scan::{Scanned, scan};
@@ -63,10 +63,8 @@ pub(crate) fn decode_slice<K: DeserializeOwned>(
     options: DecodeOptions,
 ) -> serde_json::Result<K> {
     let lengths = Lengths::new(lengths);
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = decode_object(&mut deserializer, options, &lengths)?;
-    deserializer.end()?;
-    Ok(value)
+    let seed = ObjectHinted { options, lengths: &lengths, _object: std::marker::PhantomData };
+    decode_all(bytes, seed)
 }
 
 /// A seed decoding an object as [`decode_object`] does.

@@ -23,6 +23,7 @@ use super::{
     reader::{LEN, Reader},
     types::{Kind, Message, OMIT_ZERO, REPEATED},
 };
+use crate::listwatch::json_input::{AnyValue, decode_all};
 
 /// Deserializes one message of `message`'s schema from `bytes`.
 pub(crate) fn from_message<'de, T: de::Deserialize<'de>>(
@@ -72,10 +73,7 @@ impl<'de> Deserializer<'de> for ValueDeserializer<'de> {
             }
             Value::StringList(bytes) => visitor.visit_seq(StringItems(Reader::new(bytes))),
             Value::RawJson(raw) => {
-                let mut json = serde_json::Deserializer::from_slice(raw);
-                let value = de::Deserializer::deserialize_any(&mut json, visitor)
-                    .and_then(|value| json.end().map(|()| value));
-                value.map_err(|err| match err.classify() {
+                decode_all(raw, AnyValue(visitor)).map_err(|err| match err.classify() {
                     serde_json::error::Category::Data => de::Error::custom(err),
                     _ => Error::wire(format_args!("a raw JSON field: {err}")),
                 })
