@@ -29,6 +29,7 @@ use kube_informers_runtime::{
 };
 use serde_json::json;
 
+mod floor;
 mod proc_stats;
 
 use proc_stats::ProcStats;
@@ -287,55 +288,6 @@ where
     driver.abort();
 }
 
-/// The floor: fetch the full list body once, then time serde_json decoding it.
-async fn run_floor<K>(args: &Args, client: Client)
-where
-    K: serde::de::DeserializeOwned + k8s_openapi::ListableResource,
-{
-    let path = format!("/api/v1/{}", args.kind);
-    let request = match http::Request::get(path).body(Vec::new()) {
-        Ok(request) => request,
-        Err(error) => {
-            eprintln!("request: {error}");
-            std::process::exit(1);
-        }
-    };
-    let body = match client.request_text(request).await {
-        Ok(body) => body,
-        Err(error) => {
-            eprintln!("list: {error}");
-            std::process::exit(1);
-        }
-    };
-    let body_bytes = body.len();
-    let before = ProcStats::read();
-    let start = Instant::now();
-    let list: k8s_openapi::List<K> = match serde_json::from_str(&body) {
-        Ok(list) => list,
-        Err(error) => {
-            eprintln!("decode: {error}");
-            std::process::exit(1);
-        }
-    };
-    let wall = start.elapsed();
-    let after = ProcStats::read();
-    let items = list.items.len();
-    drop(list);
-    // The body is still alive while decoding, so the RSS that decoding added is the heap the
-    // decoded objects hold (plus allocator slack).
-    let decoded_heap = after.rss.saturating_sub(before.rss);
-    json_line(&json!({
-        "phase": "floor",
-        "kind": args.kind,
-        "count": items,
-        "body_bytes": body_bytes,
-        "decode_wall_s": wall.as_secs_f64(),
-        "decode_cpu_s": after.cpu_s - before.cpu_s,
-        "decoded_heap_bytes": decoded_heap,
-        "decoded_heap_per_object": decoded_heap as f64 / items.max(1) as f64,
-    }));
-}
-
 fn main() -> std::process::ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
@@ -367,8 +319,8 @@ fn main() -> std::process::ExitCode {
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,
             ("kube-rt", "configmaps") => run_kube_runtime::<ConfigMap>(&args, client).await,
-            ("floor", "pods") => run_floor::<Pod>(&args, client).await,
-            ("floor", "configmaps") => run_floor::<ConfigMap>(&args, client).await,
+            ("floor", "pods") => floor::run_floor::<Pod>(&args, client).await,
+            ("floor", "configmaps") => floor::run_floor::<ConfigMap>(&args, client).await,
             (mode, kind) => {
                 eprintln!("bench_client: unknown mode/kind {mode}/{kind}");
                 return std::process::ExitCode::from(2);

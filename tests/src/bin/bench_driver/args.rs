@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Args {
     /// `testkit` (default) or `real`.
     pub(crate) server: String,
-    /// Pods to seed and sync (0: skip the Pod round).
-    pub(crate) pods: usize,
+    /// Pods to seed and sync, one round per count (0: skip the Pod round). More than one
+    /// count (`--pods 10000,100000`, increasing; the real server only) measures the same
+    /// server at each size in turn, seeding the difference between rounds.
+    pub(crate) pods: Vec<usize>,
     /// ConfigMaps to seed and sync (0: skip the ConfigMap round).
     pub(crate) configmaps: usize,
     /// Pod updates per event round.
@@ -31,7 +33,7 @@ pub(crate) fn parse_args() -> Result<Args, String> {
     let bin_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut args = Args {
         server: "testkit".into(),
-        pods: 10_000,
+        pods: vec![10_000],
         configmaps: 50_000,
         events: 5_000,
         out: PathBuf::from("target/bench/results.json"),
@@ -47,7 +49,10 @@ pub(crate) fn parse_args() -> Result<Args, String> {
         let number = |v: String| v.parse::<usize>().map_err(|e| format!("{flag}: {e}"));
         match flag.as_str() {
             "--server" => args.server = value()?,
-            "--pods" => args.pods = number(value()?)?,
+            "--pods" => {
+                args.pods =
+                    value()?.split(',').map(|v| number(v.to_string())).collect::<Result<_, _>>()?
+            }
             "--configmaps" => args.configmaps = number(value()?)?,
             "--events" => args.events = number(value()?)?,
             "--out" => args.out = PathBuf::from(value()?),
@@ -73,6 +78,14 @@ pub(crate) fn parse_args() -> Result<Args, String> {
         ],
         other => return Err(format!("--server {other:?}: expected testkit or real")),
     };
+    if args.pods.windows(2).any(|pair| pair[0] >= pair[1]) {
+        return Err(format!("--pods {:?}: the counts must increase", args.pods));
+    }
+    if args.pods.len() > 1 && args.server != "real" {
+        return Err(
+            "--pods with several counts needs --server real (testkit seeds once, at start)".into(),
+        );
+    }
     args.modes = modes.unwrap_or_else(|| default_modes.iter().map(|m| m.to_string()).collect());
     Ok(args)
 }

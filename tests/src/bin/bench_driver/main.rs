@@ -4,7 +4,7 @@
 //! table per kind and writes the same data as JSON.
 //!
 //! ```text
-//! bench_driver [--server testkit|real] [--pods 10000] [--configmaps 50000] [--events 5000]
+//! bench_driver [--server testkit|real] [--pods 10000[,50000,...]] [--configmaps 50000] [--events 5000]
 //!              [--out target/bench/results.json] [--modes ours,ours-strip,ours-compact,metadata,kube-rt]
 //!              [--bin-dir target/release] [--client-go-bin PATH] [--repeat 1]
 //! ```
@@ -13,6 +13,9 @@
 //! speaks JSON). Modes `client-go-protobuf` and `client-go-json` run the Go client of
 //! `conformance/cmd/benchclient` (`--client-go-bin`); every other mode runs `bench_client`.
 //! With `--repeat N` every mode runs N times (round-robin) and the table shows medians.
+//! With several Pod counts (the real server only) the same server is measured at each, the
+//! difference seeded between rounds, and a last table compares each mode's cost per object
+//! at every count with its cost at the first.
 
 mod args;
 mod error;
@@ -184,12 +187,54 @@ fn load_average() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// One round: every mode (each `args.repeat` times) syncing the `seeded` objects of
+/// `kind`, after the floor; prints the round's table and returns it as JSON.
+async fn run_round(
+    args: &Args,
+    backend: &Backend,
+    kube: &Client,
+    kind: &str,
+    seeded: usize,
+) -> Result<Value, BoxError> {
+    // A real server holds objects of its own beside the seeded ones (a kube-root-ca.crt
+    // ConfigMap per namespace): every client syncs all of them.
+    let count = if backend.is_real() { object_count(kube, kind).await? } else { seeded };
+    if kind == "configmaps" && !backend.is_real() {
+        let _ = Api::<ConfigMap>::all(kube.clone()).list(&Default::default()).await?;
+    }
+    let kubeconfig = backend.kubeconfig();
+    let mut floor_process = ClientProcess::spawn(args, &kubeconfig, "floor", kind, count, 0)?;
+    let floor = floor_process.next()?;
+    floor_process.finish()?;
+    // Repetitions go round every mode in turn, so a noisy minute hits all of them alike.
+    let mut runs: Vec<Vec<Value>> = vec![Vec::new(); args.modes.len()];
+    for repetition in 1..=args.repeat {
+        for (mode, runs) in args.modes.iter().zip(&mut runs) {
+            eprintln!(
+                "running {mode} on {count} {kind}, run {repetition} of {} (load {:.2})",
+                args.repeat,
+                load_average()
+            );
+            runs.push(run_client(args, backend, kube, mode, kind, count).await?);
+        }
+    }
+    let rows: Vec<Value> = runs.into_iter().map(median_row).collect();
+    let round = table::print_table(kind, &floor, &rows);
+    if args.repeat > 1 {
+        println!(
+            "(each sync figure is the median of {} runs; events from the median-CPU run)",
+            args.repeat
+        );
+    }
+    Ok(round)
+}
+
 async fn run(args: Args) -> Result<(), BoxError> {
     let dir = std::env::temp_dir().join(format!("kube-informers-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let started = Instant::now();
     let load_at_start = load_average();
-    let (backend, seed_times) = if args.server == "real" {
+    let (mut backend, mut seed_times) = if args.server == "real" {
         Backend::start_real(&args).await?
     } else {
         (Backend::start_testkit(&args, &dir)?, SeedTimes::default())
@@ -201,41 +246,16 @@ async fn run(args: Args) -> Result<(), BoxError> {
         let _ = Api::<Pod>::all(kube.clone()).list(&Default::default()).await?;
     }
     let mut rounds = Vec::new();
-    for (kind, seeded) in [("pods", args.pods), ("configmaps", args.configmaps)] {
-        if seeded == 0 {
-            continue;
+    for &pods in args.pods.iter().filter(|&&n| n > 0) {
+        if backend.is_real() {
+            backend.seed_pods_up_to(pods, &mut seed_times).await?;
         }
-        // A real server holds objects of its own beside the seeded ones (a
-        // kube-root-ca.crt ConfigMap per namespace): every client syncs all of them.
-        let count = if backend.is_real() { object_count(&kube, kind).await? } else { seeded };
-        if kind == "configmaps" && !backend.is_real() {
-            let _ = Api::<ConfigMap>::all(kube.clone()).list(&Default::default()).await?;
-        }
-        let kubeconfig = backend.kubeconfig();
-        let mut floor_process = ClientProcess::spawn(&args, &kubeconfig, "floor", kind, count, 0)?;
-        let floor = floor_process.next()?;
-        floor_process.finish()?;
-        // Repetitions go round every mode in turn, so a noisy minute hits all of them alike.
-        let mut runs: Vec<Vec<Value>> = vec![Vec::new(); args.modes.len()];
-        for repetition in 1..=args.repeat {
-            for (mode, runs) in args.modes.iter().zip(&mut runs) {
-                eprintln!(
-                    "running {mode} on {count} {kind}, run {repetition} of {} (load {:.2})",
-                    args.repeat,
-                    load_average()
-                );
-                runs.push(run_client(&args, &backend, &kube, mode, kind, count).await?);
-            }
-        }
-        let rows: Vec<Value> = runs.into_iter().map(median_row).collect();
-        rounds.push(table::print_table(kind, &floor, &rows));
-        if args.repeat > 1 {
-            println!(
-                "(each sync figure is the median of {} runs; events from the median-CPU run)",
-                args.repeat
-            );
-        }
+        rounds.push(run_round(&args, &backend, &kube, "pods", pods).await?);
     }
+    if args.configmaps > 0 {
+        rounds.push(run_round(&args, &backend, &kube, "configmaps", args.configmaps).await?);
+    }
+    table::print_scale(&rounds);
     let seeding: Vec<Value> = seed_times
         .kinds
         .iter()

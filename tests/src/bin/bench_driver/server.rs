@@ -72,8 +72,8 @@ impl Backend {
         let mut command = Command::new(args.bin_dir.join("kube-informers-testkit"));
         command.args(["serve", "--addr", "127.0.0.1:0", "--no-auth", "--history", "200000"]);
         command.arg("--kubeconfig").arg(&kubeconfig);
-        if args.pods > 0 {
-            command.arg("--seed").arg(format!("pods={}", args.pods));
+        if let Some(&pods) = args.pods.first().filter(|&&n| n > 0) {
+            command.arg("--seed").arg(format!("pods={pods}"));
         }
         if args.configmaps > 0 {
             command.arg("--seed").arg(format!("configmaps={}", args.configmaps));
@@ -101,7 +101,7 @@ impl Backend {
         let mut times = SeedTimes::default();
         let mut pods = Vec::new();
         for (kind, name, count) in [
-            (SeedKind::Pods, "pods", args.pods),
+            (SeedKind::Pods, "pods", args.pods.first().copied().unwrap_or(0)),
             (SeedKind::ConfigMaps, "configmaps", args.configmaps),
         ] {
             if count == 0 {
@@ -117,6 +117,29 @@ impl Backend {
             }
         }
         Ok((Backend::Real { server: Box::new(server), pods, touch: AtomicU64::new(0) }, times))
+    }
+
+    /// Seeds Pods on a real server until it holds `total` seeded ones, for the next round of
+    /// a `--pods` list; the time it took goes into `times`.
+    pub(crate) async fn seed_pods_up_to(
+        &mut self,
+        total: usize,
+        times: &mut SeedTimes,
+    ) -> Result<(), BoxError> {
+        let Backend::Real { server, pods, .. } = self else {
+            return Err("only a real server is seeded between rounds".into());
+        };
+        let more = total.saturating_sub(pods.len());
+        if more == 0 {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let report = server.seed(SeedKind::Pods, NAMESPACE, more).await?;
+        let wall = start.elapsed().as_secs_f64();
+        eprintln!("seeded {more} more pods in {wall:.1} s ({:.0}/s)", more as f64 / wall);
+        times.kinds.push(("pods", more, wall));
+        pods.extend(seeded_names(&report.names, "pod-")?);
+        Ok(())
     }
 
     /// The kubeconfig every client process uses.

@@ -141,3 +141,36 @@ pub(crate) fn print_table(kind: &str, floor: &Value, rows: &[Value]) -> Value {
     );
     json!({"kind": kind, "floor": floor, "clients": table})
 }
+
+/// With Pod rounds of more than one size, prints each mode's CPU and peak RSS per object at
+/// every size and their ratio to the first size (issue 18: the cost stays linear).
+pub(crate) fn print_scale(rounds: &[Value]) {
+    let pods: Vec<&Value> = rounds.iter().filter(|r| r["kind"] == "pods").collect();
+    let [first, ..] = pods.as_slice() else { return };
+    if pods.len() < 2 {
+        return;
+    }
+    let count = |round: &Value| num(&round["floor"]["count"]);
+    let client = |round: &'_ Value, mode: &str| -> Option<Value> {
+        round["clients"].as_array()?.iter().find(|c| c["mode"] == mode).cloned()
+    };
+    println!();
+    let sizes: Vec<String> = pods.iter().map(|r| format!("{:.0}", count(r))).collect();
+    println!(
+        "== scale: Pods per round {} (per object; ×: against the first round)",
+        sizes.join(", ")
+    );
+    for row in first["clients"].as_array().into_iter().flatten() {
+        let mode = row["mode"].as_str().unwrap_or("?");
+        let mut line = format!("{mode:<22}");
+        for round in &pods {
+            let Some(at) = client(round, mode) else { continue };
+            let cpu = num(&at["cpu_us_per_object"]);
+            let peak = num(&at["peak_rss_per_object"]) / 1e3;
+            let cpu_x = cpu / num(&row["cpu_us_per_object"]);
+            let peak_x = peak * 1e3 / num(&row["peak_rss_per_object"]);
+            line.push_str(&format!(" | {cpu:>6.1} µs {peak:>6.1} KB ({cpu_x:.2}× {peak_x:.2}×)"));
+        }
+        println!("{line}");
+    }
+}

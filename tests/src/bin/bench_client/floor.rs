@@ -1,0 +1,80 @@
+//! The floor a benchmark's clients are compared with: the CPU serde_json alone takes to
+//! decode every object of the list.
+
+use std::time::{Duration, Instant};
+
+use kube::Client;
+use serde_json::json;
+
+use super::proc_stats::ProcStats;
+use super::{Args, json_line};
+
+/// Items per page of the floor's list, as the informers' reflectors page theirs.
+const FLOOR_PAGE: usize = 500;
+
+/// The floor: list every object in pages of [`FLOOR_PAGE`] and time only serde_json decoding
+/// them, keeping the decoded items (as a cache would) and dropping each page's body.
+///
+/// One unpaginated body would hold every object's JSON at once (930 MB at 100,000 Pods) and
+/// make the server build it in one piece; with pages the floor stays what it measures:
+/// decoding, at the memory of the decoded objects.
+pub(crate) async fn run_floor<K>(args: &Args, client: Client)
+where
+    K: serde::de::DeserializeOwned + k8s_openapi::ListableResource,
+{
+    let fail = |what: &str, error: &dyn std::fmt::Display| -> ! {
+        eprintln!("{what}: {error}");
+        std::process::exit(1);
+    };
+    let mut items: Vec<K> = Vec::new();
+    let (mut body_bytes, mut decode_wall, mut decode_cpu) = (0, Duration::ZERO, 0.0);
+    let mut token = String::new();
+    let rss_before = ProcStats::read().rss;
+    loop {
+        let mut path = format!("/api/v1/{}?limit={FLOOR_PAGE}", args.kind);
+        if !token.is_empty() {
+            // The server's tokens are unpadded URL-safe base64; escape anything else.
+            path.push_str("&continue=");
+            for byte in token.bytes() {
+                match byte {
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => {
+                        path.push(byte as char)
+                    }
+                    other => path.push_str(&format!("%{other:02X}")),
+                }
+            }
+        }
+        let request =
+            http::Request::get(path).body(Vec::new()).unwrap_or_else(|e| fail("request", &e));
+        let body = client.request_text(request).await.unwrap_or_else(|e| fail("list", &e));
+        body_bytes += body.len();
+        let before = ProcStats::read();
+        let start = Instant::now();
+        let page: k8s_openapi::List<K> =
+            serde_json::from_str(&body).unwrap_or_else(|e| fail("decode", &e));
+        decode_wall += start.elapsed();
+        decode_cpu += ProcStats::read().cpu_s - before.cpu_s;
+        drop(body);
+        items.extend(page.items);
+        token = page.metadata.continue_.unwrap_or_default();
+        if token.is_empty() {
+            break;
+        }
+    }
+    // Only the last page's body was alive beside the decoded items, so the RSS the pages
+    // added is about the heap the decoded objects hold (plus allocator slack).
+    let decoded_heap = ProcStats::read().rss.saturating_sub(rss_before);
+    let count = items.len();
+    drop(items);
+    json_line(&json!({
+        "phase": "floor",
+        "kind": args.kind,
+        "count": count,
+        "body_bytes": body_bytes,
+        "page_size": FLOOR_PAGE,
+        "decode_wall_s": decode_wall.as_secs_f64(),
+        "decode_cpu_s": decode_cpu,
+        "decoded_heap_bytes": decoded_heap,
+        "decoded_heap_per_object": decoded_heap as f64 / count.max(1) as f64,
+    }));
+}
