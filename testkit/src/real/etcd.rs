@@ -32,7 +32,7 @@ impl Etcd {
             "--unsafe-no-fsync=true".to_owned(),
             "--log-level=warn".to_owned(),
         ];
-        let process = ServerProcess::spawn("etcd", binary, &args, dir.join("etcd.log"))?;
+        let process = ServerProcess::spawn("etcd", binary, &args, &[], dir.join("etcd.log"))?;
         Ok(Etcd { process, client_port })
     }
 

@@ -57,6 +57,7 @@ pub const UNPRIVILEGED_USER: &str = "unprivileged";
 #[derive(Debug, Clone)]
 pub struct RealApiServerBuilder {
     extra_apiserver_args: Vec<String>,
+    apiserver_env: Vec<(String, String)>,
     startup_timeout: Duration,
 }
 
@@ -64,6 +65,7 @@ impl Default for RealApiServerBuilder {
     fn default() -> Self {
         RealApiServerBuilder {
             extra_apiserver_args: Vec::new(),
+            apiserver_env: Vec::new(),
             startup_timeout: Duration::from_secs(120),
         }
     }
@@ -73,6 +75,14 @@ impl RealApiServerBuilder {
     /// Adds a kube-apiserver flag (`--name=value`); a later flag of the same name wins.
     pub fn apiserver_arg(mut self, arg: impl Into<String>) -> Self {
         self.extra_apiserver_args.push(arg.into());
+        self
+    }
+
+    /// Sets an environment variable of kube-apiserver, for example `GOMEMLIMIT=8GiB` to
+    /// keep a server holding 100,000 objects from taking twice its live heap (Go's default
+    /// `GOGC=100`) on a machine the clients under test share.
+    pub fn apiserver_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.apiserver_env.push((name.into(), value.into()));
         self
     }
 
@@ -106,6 +116,7 @@ impl RealApiServerBuilder {
             binaries,
             port,
             args,
+            env: self.apiserver_env,
             etcd: Mutex::new(etcd),
             apiserver: Mutex::new(None),
             startup_timeout: self.startup_timeout,
@@ -131,6 +142,8 @@ pub struct RealApiServer {
     binaries: Binaries,
     port: u16,
     args: Vec<String>,
+    /// kube-apiserver's environment beside ours ([`RealApiServerBuilder::apiserver_env`]).
+    env: Vec<(String, String)>,
     etcd: Mutex<etcd::Etcd>,
     apiserver: Mutex<Option<ServerProcess>>,
     startup_timeout: Duration,
@@ -203,6 +216,7 @@ impl RealApiServer {
             "kube-apiserver",
             &self.binaries.apiserver,
             &self.args,
+            &self.env,
             log,
         )?);
         drop(slot);

@@ -17,12 +17,13 @@ pub(crate) struct ServerProcess {
 }
 
 impl ServerProcess {
-    /// Starts `program args`, writing stdout and stderr to `log` (appended, so a restart
-    /// keeps the earlier run's lines).
+    /// Starts `program args` with `env` added to ours, writing stdout and stderr to `log`
+    /// (appended, so a restart keeps the earlier run's lines).
     pub(crate) fn spawn(
         name: &'static str,
         program: &Path,
         args: &[String],
+        env: &[(String, String)],
         log: PathBuf,
     ) -> Result<ServerProcess> {
         let open = || {
@@ -37,6 +38,7 @@ impl ServerProcess {
             // Our builds exit when this process dies without running destructors
             // (realserver/internal/parentwatch); envtest's binaries ignore the variable.
             .env("KUBE_INFORMERS_EXIT_WITH_PARENT", "1")
+            .envs(env.iter().map(|(name, value)| (name, value)))
             .stdin(Stdio::null())
             .stdout(open()?)
             .stderr(open()?)

@@ -170,13 +170,28 @@ fn median_row(mut runs: Vec<Value>) -> Value {
     row
 }
 
-/// How many objects of `kind` the server holds, in every namespace.
+/// How many objects of `kind` the server holds, in every namespace: counted page by page,
+/// so that the driver does not hold 100,000 objects' metadata (managedFields included) at once.
 async fn object_count(kube: &Client, kind: &str) -> Result<usize, BoxError> {
-    let params = kube::api::ListParams::default();
-    Ok(match kind {
-        "pods" => Api::<Pod>::all(kube.clone()).list_metadata(&params).await?.items.len(),
-        _ => Api::<ConfigMap>::all(kube.clone()).list_metadata(&params).await?.items.len(),
-    })
+    let mut params = kube::api::ListParams::default().limit(500);
+    let mut count = 0;
+    loop {
+        let (items, token) = match kind {
+            "pods" => {
+                let page = Api::<Pod>::all(kube.clone()).list_metadata(&params).await?;
+                (page.items.len(), page.metadata.continue_)
+            }
+            _ => {
+                let page = Api::<ConfigMap>::all(kube.clone()).list_metadata(&params).await?;
+                (page.items.len(), page.metadata.continue_)
+            }
+        };
+        count += items;
+        match token {
+            Some(token) if !token.is_empty() => params = params.continue_token(&token),
+            _ => return Ok(count),
+        }
+    }
 }
 
 /// The machine's 1-minute load average, from `/proc/loadavg`.
