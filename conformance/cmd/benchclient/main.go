@@ -33,6 +33,7 @@ import (
 // procStats is this process's CPU and memory, from /proc/self.
 type procStats struct {
 	cpuS    float64 // user + system CPU seconds of every thread so far
+	sysS    float64 // the system part of cpuS
 	peakRSS uint64  // VmHWM in bytes
 	rss     uint64  // VmRSS in bytes
 }
@@ -64,6 +65,7 @@ func readProcStats() procStats {
 				utime, _ := strconv.ParseUint(fields[14-3], 10, 64)
 				stime, _ := strconv.ParseUint(fields[15-3], 10, 64)
 				s.cpuS = float64(utime+stime) / 100
+				s.sysS = float64(stime) / 100
 			}
 		}
 	}
@@ -154,6 +156,7 @@ func main() {
 		"cached":                len(store.ListKeys()),
 		"sync_wall_s":           wall.Seconds(),
 		"cpu_s":                 stats.cpuS,
+		"sys_s":                 stats.sysS,
 		"peak_rss_bytes":        stats.peakRSS,
 		"steady_rss_bytes":      stats.rss,
 		"steady_rss_per_object": float64(stats.rss) / float64(max(*count, 1)),

@@ -4,6 +4,8 @@
 pub(crate) struct ProcStats {
     /// user + system CPU seconds of every thread so far.
     pub(crate) cpu_s: f64,
+    /// The system (kernel) part of `cpu_s`: page faults of fresh memory, mostly.
+    pub(crate) sys_s: f64,
     /// `VmHWM`: peak resident set size.
     pub(crate) peak_rss: u64,
     /// `VmRSS`: resident set size now.
@@ -29,6 +31,7 @@ impl ProcStats {
             stat.rsplit_once(')').map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
         let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
         let cpu_s = (ticks(14 - 3) + ticks(15 - 3)) as f64 / 100.0;
-        ProcStats { cpu_s, peak_rss: kib("VmHWM:"), rss: kib("VmRSS:") }
+        let sys_s = ticks(15 - 3) as f64 / 100.0;
+        ProcStats { cpu_s, sys_s, peak_rss: kib("VmHWM:"), rss: kib("VmRSS:") }
     }
 }

@@ -147,8 +147,14 @@ async fn run_client(
 }
 
 /// The sync figures a table shows, each the median of its runs.
-const MEDIAN_FIELDS: [&str; 5] =
-    ["sync_wall_s", "cpu_s", "peak_rss_bytes", "steady_rss_bytes", "steady_rss_per_object"];
+const MEDIAN_FIELDS: [&str; 6] = [
+    "sync_wall_s",
+    "cpu_s",
+    "sys_s",
+    "peak_rss_bytes",
+    "steady_rss_bytes",
+    "steady_rss_per_object",
+];
 
 /// One mode's row from its runs: the run with the median CPU (its event rounds too), with
 /// each of [`MEDIAN_FIELDS`] replaced by that field's own median and every run's value kept

@@ -157,7 +157,7 @@ pub(crate) fn print_scale(rounds: &[Value]) {
     println!();
     let sizes: Vec<String> = pods.iter().map(|r| format!("{:.0}", count(r))).collect();
     println!(
-        "== scale: Pods per round {} (per object; ×: against the first round)",
+        "== scale: Pods per round {} (per object: CPU, its system part, peak RSS; ×: against the first round)",
         sizes.join(", ")
     );
     for row in first["clients"].as_array().into_iter().flatten() {
@@ -166,10 +166,13 @@ pub(crate) fn print_scale(rounds: &[Value]) {
         for round in &pods {
             let Some(at) = client(round, mode) else { continue };
             let cpu = num(&at["cpu_us_per_object"]);
+            let sys = num(&at["sys_s"]) / count(round) * 1e6;
             let peak = num(&at["peak_rss_per_object"]) / 1e3;
             let cpu_x = cpu / num(&row["cpu_us_per_object"]);
             let peak_x = peak * 1e3 / num(&row["peak_rss_per_object"]);
-            line.push_str(&format!(" | {cpu:>6.1} µs {peak:>6.1} KB ({cpu_x:.2}× {peak_x:.2}×)"));
+            line.push_str(&format!(
+                " | {cpu:>6.1} µs (sys {sys:>5.1}) {peak:>6.1} KB ({cpu_x:.2}× {peak_x:.2}×)"
+            ));
         }
         println!("{line}");
     }
