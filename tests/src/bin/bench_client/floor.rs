@@ -7,7 +7,6 @@ use kube::Client;
 use serde_json::json;
 
 use super::proc_stats::ProcStats;
-use super::{Args, json_line};
 
 /// Items per page of the floor's list, as the informers' reflectors page theirs.
 const FLOOR_PAGE: usize = 500;
@@ -18,7 +17,9 @@ const FLOOR_PAGE: usize = 500;
 /// One unpaginated body would hold every object's JSON at once (930 MB at 100,000 Pods) and
 /// make the server build it in one piece; with pages the floor stays what it measures:
 /// decoding, at the memory of the decoded objects.
-pub(crate) async fn run_floor<K>(args: &Args, client: Client)
+///
+/// Returns the floor's JSON line; a failed request or decode ends the process.
+pub(crate) async fn run_floor<K>(kind: &str, client: Client) -> serde_json::Value
 where
     K: serde::de::DeserializeOwned + k8s_openapi::ListableResource,
 {
@@ -31,7 +32,7 @@ where
     let mut token = String::new();
     let rss_before = ProcStats::read().rss;
     loop {
-        let mut path = format!("/api/v1/{}?limit={FLOOR_PAGE}", args.kind);
+        let mut path = format!("/api/v1/{kind}?limit={FLOOR_PAGE}");
         if !token.is_empty() {
             // The server's tokens are unpadded URL-safe base64; escape anything else.
             path.push_str("&continue=");
@@ -66,9 +67,9 @@ where
     let decoded_heap = ProcStats::read().rss.saturating_sub(rss_before);
     let count = items.len();
     drop(items);
-    json_line(&json!({
+    json!({
         "phase": "floor",
-        "kind": args.kind,
+        "kind": kind,
         "count": count,
         "body_bytes": body_bytes,
         "page_size": FLOOR_PAGE,
@@ -76,5 +77,5 @@ where
         "decode_cpu_s": decode_cpu,
         "decoded_heap_bytes": decoded_heap,
         "decoded_heap_per_object": decoded_heap as f64 / count.max(1) as f64,
-    }));
+    })
 }

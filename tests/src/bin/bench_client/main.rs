@@ -320,8 +320,10 @@ fn main() -> std::process::ExitCode {
             ("metadata", _) => run_metadata(&args, client).await,
             ("kube-rt", "pods") => run_kube_runtime::<Pod>(&args, client).await,
             ("kube-rt", "configmaps") => run_kube_runtime::<ConfigMap>(&args, client).await,
-            ("floor", "pods") => floor::run_floor::<Pod>(&args, client).await,
-            ("floor", "configmaps") => floor::run_floor::<ConfigMap>(&args, client).await,
+            ("floor", "pods") => json_line(&floor::run_floor::<Pod>(&args.kind, client).await),
+            ("floor", "configmaps") => {
+                json_line(&floor::run_floor::<ConfigMap>(&args.kind, client).await)
+            }
             (mode, kind) => {
                 eprintln!("bench_client: unknown mode/kind {mode}/{kind}");
                 return std::process::ExitCode::from(2);
