@@ -172,7 +172,9 @@ $(CLIENT_GO_BIN)/observer:
 # The same benchmark against a real kube-apiserver + etcd (make real-server), with client-go
 # (protobuf, its default, and JSON) beside us and kube-runtime, every client three times
 # (medians): `make bench-real` or `make bench BENCH_SERVER=real`, about 10 minutes.
-# tests/BENCH.md has the method. BENCH_ARGS as for bench.
+# tests/BENCH.md has the method. BENCH_ARGS as for bench; issue 18's scale run is
+# BENCH_ARGS="--pods 10000,100000 --configmaps 0 --events 0" (about 25 minutes, ~18 GB of RAM
+# at its peak: one 9 GB client at a time beside kube-apiserver's 7 GiB).
 .PHONY: bench-real
 bench-real: real-server client-go
 	$(CARGO) build --release -p kube-informers-tests --bin bench_client --bin bench_driver
