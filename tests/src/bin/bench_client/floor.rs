@@ -32,21 +32,13 @@ where
     let mut token = String::new();
     let rss_before = ProcStats::read().rss;
     loop {
-        let mut path = format!("/api/v1/{kind}?limit={FLOOR_PAGE}");
+        let mut params = kube::api::ListParams::default().limit(FLOOR_PAGE as u32);
         if !token.is_empty() {
-            // The server's tokens are unpadded URL-safe base64; escape anything else.
-            path.push_str("&continue=");
-            for byte in token.bytes() {
-                match byte {
-                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => {
-                        path.push(byte as char)
-                    }
-                    other => path.push_str(&format!("%{other:02X}")),
-                }
-            }
+            params = params.continue_token(&token);
         }
-        let request =
-            http::Request::get(path).body(Vec::new()).unwrap_or_else(|e| fail("request", &e));
+        let request = kube::core::Request::new(format!("/api/v1/{kind}"))
+            .list(&params)
+            .unwrap_or_else(|e| fail("request", &e));
         let body = client.request_text(request).await.unwrap_or_else(|e| fail("list", &e));
         body_bytes += body.len();
         let before = ProcStats::read();
