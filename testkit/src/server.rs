@@ -234,6 +234,11 @@ impl TestApiServer {
         self.faults().request_count(verb, resource)
     }
 
+    /// Shortcut for [`Faults::compressed_count`].
+    pub fn compressed_count(&self, verb: &str, resource: &str) -> u64 {
+        self.faults().compressed_count(verb, resource)
+    }
+
     /// Shortcut for [`Faults::deny`].
     pub fn deny(&self, resource: &str) {
         self.faults().deny(resource);

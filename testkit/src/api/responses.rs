@@ -1,11 +1,13 @@
 //! HTTP answers: a verb's result, an error `Status` or an injected raw failure as the
 //! response kube-apiserver would send.
 
+use std::io::Write;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
+use flate2::{Compression, write::GzEncoder};
 use futures::StreamExt;
 use http::{HeaderValue, StatusCode, header};
 use serde_json::Value;
@@ -91,13 +93,19 @@ pub(crate) fn get(
     Ok(self::object(StatusCode::OK, body))
 }
 
-/// A list's answer: the page in the requested representation.
+/// The smallest answer kube-apiserver compresses (`defaultGzipThresholdBytes`).
+const GZIP_THRESHOLD: usize = 128 * 1024;
+
+/// A list's answer: the page in the requested representation, gzip-compressed (level 1,
+/// as kube-apiserver) when `gzip` is accepted and the body is large enough; and whether it
+/// was compressed.
 pub(crate) fn list(
     info: &ResourceInfo,
     page: &ListPage,
     representation: &Representation,
     include: IncludeObject,
-) -> ApiResult<Response> {
+    gzip: bool,
+) -> ApiResult<(Response, bool)> {
     let body = crate::media::render_list(
         representation,
         info,
@@ -107,7 +115,33 @@ pub(crate) fn list(
         &page.malformed,
         include,
     )?;
-    Ok(object(StatusCode::OK, body))
+    if !gzip || body.len() < GZIP_THRESHOLD {
+        return Ok((object(StatusCode::OK, body), false));
+    }
+    let mut encoder = GzEncoder::new(Vec::with_capacity(body.len() / 8), Compression::fast());
+    encoder
+        .write_all(&body)
+        .and_then(|()| encoder.finish())
+        .map(|compressed| {
+            let mut response = object(StatusCode::OK, Bytes::from(compressed));
+            response
+                .headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            (response, true)
+        })
+        .map_err(|e| ApiError::new(500, "InternalError", format!("gzip: {e}")))
+}
+
+/// Whether a request accepts a gzip-compressed answer (`Accept-Encoding` names `gzip`
+/// without `q=0`).
+pub(crate) fn accepts_gzip(headers: &http::HeaderMap) -> bool {
+    headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).any(|v| {
+        v.split(',').any(|coding| {
+            let mut parts = coding.split(';').map(str::trim);
+            parts.next().is_some_and(|name| name.eq_ignore_ascii_case("gzip"))
+                && parts.all(|param| param.replace(' ', "") != "q=0")
+        })
+    })
 }
 
 /// A watch's answer: 200 and a chunked body of event lines, written as the watch sends

@@ -161,6 +161,7 @@ async fn serve_verb(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json")
         .to_string();
+    let gzip = responses::accepts_gzip(request.headers());
     let body = axum::body::to_bytes(request.into_body(), MAX_BODY)
         .await
         .map_err(|e| ApiError::bad_request(format!("cannot read the request body: {e}")))?;
@@ -176,7 +177,12 @@ async fn serve_verb(
             representation.for_list(&info)?;
             let include = IncludeObject::from_query(&query)?;
             let page = list::list(shared, &target, &query)?;
-            responses::list(&info, &page, &representation, include)
+            let (response, compressed) =
+                responses::list(&info, &page, &representation, include, gzip)?;
+            if compressed {
+                shared.faults.count_compressed(verb_name, &info);
+            }
+            Ok(response)
         }
         Verb::Watch => {
             let watched = watch::watch(shared, &target, &query, &representation, watch_token)?;

@@ -1,5 +1,6 @@
 //! The [`Faults`] handle a test sets faults through.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -262,24 +263,35 @@ impl Faults<'_> {
     /// Requests received so far for `verb` on `resource` (plural, `plural.group` or `*`),
     /// counted before any fault is applied.
     pub fn request_count(&self, verb: &str, resource: &str) -> u64 {
-        self.state()
-            .counts
-            .lock()
-            .iter()
-            .filter(|((v, group, plural), _)| {
-                (v == verb || verb == "*")
-                    && match resource.split_once('.') {
-                        _ if resource == "*" => true,
-                        Some((p, g)) => p == plural && g == group,
-                        None => resource == plural,
-                    }
-            })
-            .map(|(_, n)| n)
-            .sum()
+        sum_counts(&self.state().counts.lock(), verb, resource)
+    }
+
+    /// Answers sent gzip-compressed so far for `verb` on `resource` (as
+    /// [`request_count`](Self::request_count) names them). As kube-apiserver, the server
+    /// compresses a list answer of 128 KiB or more when the request accepts gzip.
+    pub fn compressed_count(&self, verb: &str, resource: &str) -> u64 {
+        sum_counts(&self.state().compressed.lock(), verb, resource)
     }
 
     /// Resets every request counter to zero.
     pub fn reset_request_counts(&self) {
         self.state().counts.lock().clear();
+        self.state().compressed.lock().clear();
     }
+}
+
+/// The counts of `verb` (or `*`) on `resource` (plural, `plural.group` or `*`).
+fn sum_counts(counts: &HashMap<(String, String, String), u64>, verb: &str, resource: &str) -> u64 {
+    counts
+        .iter()
+        .filter(|((v, group, plural), _)| {
+            (v == verb || verb == "*")
+                && match resource.split_once('.') {
+                    _ if resource == "*" => true,
+                    Some((p, g)) => p == plural && g == group,
+                    None => resource == plural,
+                }
+        })
+        .map(|(_, n)| n)
+        .sum()
 }

@@ -30,6 +30,8 @@ pub(crate) struct FaultState {
     pub(super) malformed_lists: Mutex<HashMap<String, VecDeque<Malformed>>>,
     /// Requests received, by verb, group and plural.
     pub(super) counts: Mutex<HashMap<(String, String, String), u64>>,
+    /// Answers sent gzip-compressed, by verb, group and plural.
+    pub(super) compressed: Mutex<HashMap<(String, String, String), u64>>,
     /// Cancelled to drop every open watch; replaced afterwards.
     pub(super) watch_token: Mutex<CancellationToken>,
     /// Watch events still to send before every watch is dropped (0 = off).
@@ -61,6 +63,15 @@ impl FaultState {
     pub(crate) fn count(&self, verb: &str, info: &ResourceInfo) {
         *self
             .counts
+            .lock()
+            .entry((verb.to_string(), info.group.clone(), info.plural.clone()))
+            .or_default() += 1;
+    }
+
+    /// Counts an answer sent gzip-compressed.
+    pub(crate) fn count_compressed(&self, verb: &str, info: &ResourceInfo) {
+        *self
+            .compressed
             .lock()
             .entry((verb.to_string(), info.group.clone(), info.plural.clone()))
             .or_default() += 1;
