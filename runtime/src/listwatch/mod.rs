@@ -26,6 +26,7 @@
 mod api;
 mod capacity;
 mod decode;
+mod gzip;
 mod idle;
 mod item;
 mod json_input;

@@ -23,7 +23,7 @@ use kube::{
     core::{Status, request::Error as RequestError},
 };
 
-use super::skipped::SkippedObject;
+use super::{gzip::BodyDecoding, skipped::SkippedObject};
 
 /// The largest `Content-Length` trusted to pre-size the buffer of an error body; a larger
 /// body still reads, growing the buffer as it arrives.
@@ -134,8 +134,9 @@ pub(crate) async fn send(
 }
 
 /// Reads the whole body (of an error response) into one buffer, pre-sized from
-/// `Content-Length`.
+/// `Content-Length`, inflated if the server compressed it.
 async fn read_body(response: http::Response<Body>) -> Result<Vec<u8>, kube::Error> {
+    let mut encoding = BodyDecoding::of(response.headers())?;
     let expected = response
         .headers()
         .get(http::header::CONTENT_LENGTH)
@@ -144,11 +145,16 @@ async fn read_body(response: http::Response<Body>) -> Result<Vec<u8>, kube::Erro
         .unwrap_or(0);
     let mut body = response.into_body();
     let mut buffer = Vec::with_capacity(expected.min(MAX_PRESIZE));
+    let mut append = |plain: &[u8]| {
+        buffer.extend_from_slice(plain);
+        Ok(())
+    };
     while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
         if let Ok(data) = frame?.into_data() {
-            buffer.extend_from_slice(&data);
+            encoding.feed(&data, &mut append)?;
         }
     }
+    encoding.finish(&mut append)?;
     Ok(buffer)
 }
 
