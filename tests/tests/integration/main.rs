@@ -18,6 +18,7 @@ mod informer_relist_reuse;
 mod informer_shutdown;
 mod informer_streaming;
 mod informer_sync;
+mod list_compression;
 mod protobuf_wire;
 mod reliability_bad_input;
 mod reliability_chaos;
