@@ -15,11 +15,21 @@ use std::io::{self, Write};
 use flate2::write::MultiGzDecoder;
 
 /// The `Accept-Encoding` of a list request.
-pub(crate) const ACCEPT_GZIP: http::HeaderValue = http::HeaderValue::from_static("gzip");
+const ACCEPT_GZIP: http::HeaderValue = http::HeaderValue::from_static("gzip");
 
 /// Compressed bytes inflated at a time: deflate expands at most about 1,032 times, so a
 /// piece of plain bytes stays within about 4 MiB.
 const INPUT_STEP: usize = 4 * 1024;
+
+/// Asks for a gzip-compressed body, unless the request already names its encodings.
+pub(crate) fn accepting_gzip(
+    request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+) -> Result<http::Request<Vec<u8>>, kube::core::request::Error> {
+    request.map(|mut request| {
+        request.headers_mut().entry(http::header::ACCEPT_ENCODING).or_insert(ACCEPT_GZIP);
+        request
+    })
+}
 
 /// How a body's bytes become the plain bytes of the list.
 pub(crate) enum BodyDecoding {

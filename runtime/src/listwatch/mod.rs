@@ -8,6 +8,8 @@
 //! - `wire`: sends a request built by `kube::core::Request`, turns an error response into
 //!   `kube::Error::Api` as `kube::Client` does, and hands a body on chunk by chunk or
 //!   line by line;
+//! - `list_request`: sends one list request and decodes its body while it arrives;
+//! - `gzip`: the gzip content encoding lists ask for, inflated while the body arrives;
 //! - `list_stream`: decodes a list body while it arrives, item by item;
 //! - `decode`: decodes one watch event from its line;
 //! - `capacity`: decodes an object with every `Vec` at exactly its length, from a
@@ -30,6 +32,7 @@ mod gzip;
 mod idle;
 mod item;
 mod json_input;
+mod list_request;
 mod list_stream;
 mod lister_watcher;
 mod managed_fields;

@@ -1,6 +1,8 @@
 //! The protobuf media types: what a request accepts and how a response says it is
 //! protobuf.
 
+use super::types::Message;
+
 /// The media type of protobuf bodies; a watch's is this with `;stream=watch`.
 pub(crate) const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 
@@ -13,4 +15,19 @@ pub(crate) fn is_protobuf(headers: &http::HeaderMap) -> bool {
     headers.get(http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(
         |value| value.split(';').next().is_some_and(|media| media.trim() == MEDIA_TYPE),
     )
+}
+
+/// Asks for protobuf, then JSON, when `protobuf` has the message of the objects.
+pub(crate) fn accepting(
+    request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+    protobuf: Option<&'static Message>,
+) -> Result<http::Request<Vec<u8>>, kube::core::request::Error> {
+    request.map(|mut request| {
+        if protobuf.is_some() {
+            request
+                .headers_mut()
+                .insert(http::header::ACCEPT, http::HeaderValue::from_static(ACCEPT));
+        }
+        request
+    })
 }

@@ -34,7 +34,7 @@ mod watch;
 
 use generated::schema;
 pub(crate) use list::ProtoListDecoder;
-pub(crate) use media::{ACCEPT, is_protobuf};
+pub(crate) use media::{accepting, is_protobuf};
 pub(crate) use types::Message;
 pub(crate) use watch::decode_event;
 

@@ -1,0 +1,89 @@
+//! One list request: sent, then its body decoded while it arrives, in JSON or protobuf as
+//! its `Content-Type` says, inflated first when it comes gzip-compressed.
+
+use std::time::Duration;
+
+use kube::{Client, core::ObjectList};
+use serde::de::DeserializeOwned;
+
+use super::{
+    gzip::BodyDecoding,
+    idle::{IdleLimit, open_within},
+    item::DecodeOptions,
+    list_stream::ListDecoder,
+    lister_watcher::ListPage,
+    protobuf::{self, Message, ProtoListDecoder, accepting},
+    skipped::SkippedObject,
+    wire,
+};
+
+/// A list body's decoder, for the body's media type.
+enum Decoder<T> {
+    Json(ListDecoder<T>),
+    Protobuf(ProtoListDecoder<T>),
+}
+
+impl<T: Clone + DeserializeOwned> Decoder<T> {
+    fn feed(&mut self, chunk: &[u8]) -> serde_json::Result<()> {
+        match self {
+            Decoder::Json(decoder) => decoder.feed(chunk),
+            Decoder::Protobuf(decoder) => decoder.feed(chunk),
+        }
+    }
+
+    fn drain_items(&mut self, each: &mut (dyn FnMut(T) + Send)) {
+        match self {
+            Decoder::Json(decoder) => decoder.drain_items(each),
+            Decoder::Protobuf(decoder) => decoder.drain_items(each),
+        }
+    }
+
+    fn finish(self) -> serde_json::Result<(ObjectList<T>, Vec<SkippedObject>)> {
+        match self {
+            Decoder::Json(decoder) => decoder.finish(),
+            Decoder::Protobuf(decoder) => decoder.finish(),
+        }
+    }
+}
+
+/// Sends a list request and decodes its body as it arrives (in protobuf when `protobuf`
+/// is set and the server answers in it), handing each item to `each` once decoded and
+/// skipping undecodable ones; the page returned has no items. A gzip body is inflated
+/// while it arrives.
+/// With an `idle_limit`, the response head must come within it, then each chunk of the
+/// body within it of the one before (the decoding in between does not count).
+pub(crate) async fn list_objects<T>(
+    client: &Client,
+    request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+    decode: DecodeOptions,
+    protobuf: Option<&'static Message>,
+    idle_limit: Option<Duration>,
+    each: &mut (dyn FnMut(T) + Send),
+) -> Result<ListPage<T>, kube::Error>
+where
+    T: Clone + DeserializeOwned,
+{
+    let request = accepting(request, protobuf);
+    let response = open_within(idle_limit, wire::send(client, request, "list")).await?;
+    let mut decoder = match protobuf {
+        Some(message) if protobuf::is_protobuf(response.headers()) => {
+            Decoder::Protobuf(ProtoListDecoder::new(decode, message))
+        }
+        _ => Decoder::Json(ListDecoder::new(decode)),
+    };
+    let mut encoding = BodyDecoding::of(response.headers())?;
+    let mut chunks = wire::data_chunks(response);
+    let mut idle = IdleLimit::new(idle_limit);
+    let mut feed = |plain: &[u8]| {
+        decoder.feed(plain).map_err(kube::Error::SerdeError)?;
+        decoder.drain_items(each);
+        Ok(())
+    };
+    while let Some(chunk) = idle.next(&mut chunks).await {
+        encoding.feed(&chunk?, &mut feed)?;
+    }
+    encoding.finish(&mut feed)?;
+    let (mut list, skipped) = decoder.finish().map_err(kube::Error::SerdeError)?;
+    std::mem::take(&mut list.items).into_iter().for_each(each);
+    Ok(ListPage { list, skipped })
+}
