@@ -71,4 +71,12 @@ impl<S> FactoryBuilder<S> {
         self.common.reflector_config = config;
         self
     }
+
+    /// Lists of every informer stop asking for gzip (client-go's `DisableCompression`,
+    /// which it sets per client); see
+    /// [`ApiListerWatcher::disable_compression`](crate::ApiListerWatcher::disable_compression).
+    pub fn disable_compression(mut self) -> Self {
+        self.common.compression = false;
+        self
+    }
 }

@@ -29,23 +29,29 @@ use crate::store::namespace_indexers;
 pub trait GenericObject:
     Resource<DynamicType = ApiResource> + Clone + Debug + Send + Sync + 'static
 {
-    /// The lister-watcher of one informer, from the `Api` its URLs come from.
+    /// The lister-watcher of one informer, from the `Api` its URLs come from; its lists
+    /// ask for gzip unless `compression` is `false`.
     fn lister_watcher(
         api: Api<DynamicObject>,
         tweak: Option<TweakListParams>,
+        compression: bool,
     ) -> Arc<dyn ListerWatcher<Self>>;
 }
 
 /// Implements [`GenericObject`] for `$object`, listed and watched by `$lister_watcher`
-/// (which has `new(Api)` and `with_tweak(TweakListParams)`).
+/// (which has `new(Api)`, `with_tweak(TweakListParams)` and `disable_compression()`).
 macro_rules! generic_object {
     ($object:ty, $lister_watcher:ident) => {
         impl GenericObject for $object {
             fn lister_watcher(
                 api: Api<DynamicObject>,
                 tweak: Option<TweakListParams>,
+                compression: bool,
             ) -> Arc<dyn ListerWatcher<$object>> {
-                let lister_watcher = $lister_watcher::new(api);
+                let mut lister_watcher = $lister_watcher::new(api);
+                if !compression {
+                    lister_watcher = lister_watcher.disable_compression();
+                }
                 Arc::new(tweaked(lister_watcher, tweak, $lister_watcher::with_tweak))
             }
         }
@@ -133,7 +139,7 @@ impl<K: GenericObject> InformerFactory<Generic<K>> {
             (Some(Scope::Cluster), _) | (_, None) => Api::all_with(client, ar),
             (_, Some(namespace)) => Api::namespaced_with(client, namespace, ar),
         };
-        let lister_watcher = K::lister_watcher(api, options.tweak.clone());
+        let lister_watcher = K::lister_watcher(api, options.tweak.clone(), options.compression);
         let informer =
             SharedIndexInformer::new(lister_watcher, options.default_resync, namespace_indexers());
         // A fresh informer has not started, so these cannot fail.

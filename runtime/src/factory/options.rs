@@ -21,6 +21,8 @@ pub(crate) struct CommonOptions {
     pub(crate) default_resync: Duration,
     pub(crate) tweak: Option<TweakListParams>,
     pub(crate) reflector_config: ReflectorConfig,
+    /// Lists ask for gzip (`false` after `disable_compression()`).
+    pub(crate) compression: bool,
 }
 
 impl Default for CommonOptions {
@@ -31,6 +33,7 @@ impl Default for CommonOptions {
             default_resync: Duration::ZERO,
             tweak: None,
             reflector_config: ReflectorConfig::default(),
+            compression: true,
         }
     }
 }

@@ -104,6 +104,9 @@ impl InformerFactory<Typed> {
             if protobuf {
                 lister_watcher = lister_watcher.protobuf();
             }
+            if !options.compression {
+                lister_watcher = lister_watcher.disable_compression();
+            }
             let lister_watcher = Arc::new(lister_watcher);
             match options.compact_store {
                 Some(config) => SharedIndexInformer::with_compact_store(
@@ -161,6 +164,7 @@ impl InformerFactory<Typed> {
                 resync,
                 tweak: common.tweak.clone(),
                 compact_store: typed.compact_store_of(type_id),
+                compression: common.compression,
             },
         );
         // A fresh informer has not started, so these cannot fail.
@@ -207,6 +211,10 @@ pub struct InformerOptions<'a> {
     /// [`SharedIndexInformer::with_compact_store`] (and a lister-watcher that skips
     /// managedFields).
     pub compact_store: Option<CompactConfig>,
+    /// Whether lists ask for gzip: `false` once the factory was built with
+    /// [`disable_compression`](super::FactoryBuilder::disable_compression), which a
+    /// constructor honours with [`ApiListerWatcher::disable_compression`].
+    pub compression: bool,
 }
 
 /// The GroupVersionResource of a typed resource.

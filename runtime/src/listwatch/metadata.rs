@@ -57,6 +57,13 @@ impl<K: Resource + Clone> MetadataListerWatcher<K> {
         self.params = self.params.with_tweak(tweak);
         self
     }
+
+    /// Lists no longer ask for gzip (see [`ApiListerWatcher::disable_compression`]).
+    #[must_use]
+    pub fn disable_compression(mut self) -> Self {
+        self.params = self.params.disable_compression();
+        self
+    }
 }
 
 impl<K: Clone> Clone for MetadataListerWatcher<K> {
