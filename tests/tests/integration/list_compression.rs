@@ -1,6 +1,7 @@
 //! Lists ask for gzip, as client-go's do (issue 18): a list answer the server compresses
 //! (kube-apiserver and testkit compress 128 KiB or more) decodes to the same objects as the
-//! uncompressed answer, in JSON and in protobuf, and `disable_compression()` asks for none.
+//! uncompressed answer, in JSON and in protobuf, and `disable_compression()` (on a
+//! lister-watcher or a whole factory) asks for none.
 
 use std::collections::BTreeMap;
 
@@ -41,4 +42,50 @@ async fn a_compressed_list_decodes_to_the_objects_of_the_uncompressed_one(cluste
     assert_eq!(by_name(gzip), plain);
     assert_eq!(by_name(protobuf), plain);
 }
+}
+
+/// A factory's informers (typed, and metadata-only by GroupVersionResource) ask for gzip,
+/// unless the factory was built with `disable_compression()` (testkit counts the answers it
+/// compressed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_factory_built_with_disable_compression_lists_uncompressed() {
+    kube_informers_tests::init_tracing();
+    let server = kube_informers_testkit::TestApiServer::start().await.unwrap();
+    server.seed().pods("gz", 150).unwrap();
+    let client = server.client().unwrap();
+    let timeout = std::time::Duration::from_secs(30);
+    let pods_gvr = kube::core::GroupVersionResource::gvr("", "v1", "pods");
+
+    for compression in [true, false] {
+        let before = server.compressed_count("list", "pods");
+        let builder = kube_informers_runtime::TypedInformerFactory::builder(client.clone());
+        let factory = if compression { builder } else { builder.disable_compression() }.build();
+        let informer = factory.informer_for::<Pod>();
+        factory.start();
+        assert!(factory.wait_for_cache_sync_timeout(timeout).await.values().all(|ok| *ok));
+        assert_eq!(informer.get_indexer().len(), 150);
+        factory.shutdown().await;
+        let expected = u64::from(compression);
+        assert_eq!(
+            server.compressed_count("list", "pods") - before,
+            expected,
+            "typed, {compression}"
+        );
+
+        let before = server.compressed_count("list", "pods");
+        let builder =
+            kube_informers_runtime::dynamic::MetadataSharedInformerFactory::builder(client.clone());
+        let factory = if compression { builder } else { builder.disable_compression() }.build();
+        let informer = factory.for_resource(&pods_gvr);
+        factory.start();
+        assert!(factory.wait_for_cache_sync_timeout(timeout).await.values().all(|ok| *ok));
+        assert_eq!(informer.lister().list(&kube::core::Selector::default()).len(), 150);
+        factory.shutdown().await;
+        assert_eq!(
+            server.compressed_count("list", "pods") - before,
+            expected,
+            "metadata, {compression}"
+        );
+    }
+    server.shutdown().await;
 }
