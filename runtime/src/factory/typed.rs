@@ -213,7 +213,8 @@ pub struct InformerOptions<'a> {
     pub compact_store: Option<CompactConfig>,
     /// Whether lists ask for gzip: `false` once the factory was built with
     /// [`disable_compression`](super::FactoryBuilder::disable_compression), which a
-    /// constructor honours with [`ApiListerWatcher::disable_compression`].
+    /// constructor honours with
+    /// [`ApiListerWatcher::disable_compression`](crate::ApiListerWatcher::disable_compression).
     pub compression: bool,
 }
 
