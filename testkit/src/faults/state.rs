@@ -55,26 +55,30 @@ fn names_resource(name: &str, info: &ResourceInfo) -> bool {
     }
 }
 
+/// Adds one to the count of `verb` on `info`'s resource.
+fn add_one(
+    counts: &Mutex<HashMap<(String, String, String), u64>>,
+    verb: &str,
+    info: &ResourceInfo,
+) {
+    *counts
+        .lock()
+        .entry((verb.to_string(), info.group.clone(), info.plural.clone()))
+        .or_default() += 1;
+}
+
 impl FaultState {
     pub(crate) fn latency(&self) -> Option<Duration> {
         *self.latency.lock()
     }
 
     pub(crate) fn count(&self, verb: &str, info: &ResourceInfo) {
-        *self
-            .counts
-            .lock()
-            .entry((verb.to_string(), info.group.clone(), info.plural.clone()))
-            .or_default() += 1;
+        add_one(&self.counts, verb, info);
     }
 
     /// Counts an answer sent gzip-compressed.
     pub(crate) fn count_compressed(&self, verb: &str, info: &ResourceInfo) {
-        *self
-            .compressed
-            .lock()
-            .entry((verb.to_string(), info.group.clone(), info.plural.clone()))
-            .or_default() += 1;
+        add_one(&self.compressed, verb, info);
     }
 
     pub(crate) fn is_denied(&self, info: &ResourceInfo) -> bool {
