@@ -142,8 +142,9 @@ pub(crate) fn print_table(kind: &str, floor: &Value, rows: &[Value]) -> Value {
     json!({"kind": kind, "floor": floor, "clients": table})
 }
 
-/// With Pod rounds of more than one size, prints each mode's CPU and peak RSS per object at
-/// every size and their ratio to the first size (issue 18: the cost stays linear).
+/// With Pod rounds of more than one size, prints each mode's CPU (with its user and system
+/// parts) and peak RSS per object at every size, and their ratio to the first size (issue
+/// 18: the cost stays linear).
 pub(crate) fn print_scale(rounds: &[Value]) {
     let pods: Vec<&Value> = rounds.iter().filter(|r| r["kind"] == "pods").collect();
     let [first, ..] = pods.as_slice() else { return };
@@ -154,10 +155,13 @@ pub(crate) fn print_scale(rounds: &[Value]) {
     let client = |round: &'_ Value, mode: &str| -> Option<Value> {
         round["clients"].as_array()?.iter().find(|c| c["mode"] == mode).cloned()
     };
+    // Per object: the system part of the CPU, and the rest (user time).
+    let sys_us = |at: &Value, round: &Value| num(&at["sys_s"]) / count(round) * 1e6;
+    let user_us = |at: &Value, round: &Value| num(&at["cpu_us_per_object"]) - sys_us(at, round);
     println!();
     let sizes: Vec<String> = pods.iter().map(|r| format!("{:.0}", count(r))).collect();
     println!(
-        "== scale: Pods per round {} (per object: CPU, its system part, peak RSS; ×: against the first round)",
+        "== scale: Pods per round {} (per object: CPU, its user and system parts, peak RSS; ×: against the first round)",
         sizes.join(", ")
     );
     for row in first["clients"].as_array().into_iter().flatten() {
@@ -166,12 +170,16 @@ pub(crate) fn print_scale(rounds: &[Value]) {
         for round in &pods {
             let Some(at) = client(round, mode) else { continue };
             let cpu = num(&at["cpu_us_per_object"]);
-            let sys = num(&at["sys_s"]) / count(round) * 1e6;
+            let (sys, user) = (sys_us(&at, round), user_us(&at, round));
             let peak = num(&at["peak_rss_per_object"]) / 1e3;
             let cpu_x = cpu / num(&row["cpu_us_per_object"]);
+            // User time is the client's own work; system time is mostly faulting in the
+            // memory it keeps, whose cost per byte depends on the machine (BENCH.md).
+            let user_x = user / user_us(row, first);
             let peak_x = peak * 1e3 / num(&row["peak_rss_per_object"]);
             line.push_str(&format!(
-                " | {cpu:>6.1} µs (sys {sys:>5.1}) {peak:>6.1} KB ({cpu_x:.2}× {peak_x:.2}×)"
+                " | {cpu:>6.1} µs (user {user:>5.1}, sys {sys:>5.1}) {peak:>6.1} KB \
+                 (CPU {cpu_x:.2}×, user {user_x:.2}×, peak {peak_x:.2}×)"
             ));
         }
         println!("{line}");
