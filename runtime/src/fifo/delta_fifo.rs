@@ -90,6 +90,11 @@ impl<K> DeltaFifo<K> {
         self.inner.notify.notify_waiters();
         out
     }
+
+    /// Runs `f` on the queue under its lock, waking no one.
+    pub(super) fn peek<R>(&self, f: impl FnOnce(&mut QueueState<K>) -> R) -> R {
+        f(&mut self.inner.state.lock())
+    }
 }
 
 /// Finishes a pop when dropped: takes the popped keys out of flight and counts them towards

@@ -46,6 +46,7 @@ mod error;
 mod known;
 mod queue;
 mod replacing;
+mod room;
 
 pub use delta::{Delta, DeltaType, Deltas};
 pub use delta_fifo::DeltaFifo;

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
+use futures::task::AtomicWaker;
 use tracing::debug;
 
 use super::delta::{Delta, Deltas};
@@ -43,6 +44,8 @@ pub(super) struct QueueState<K> {
     replacing: Option<Replacement>,
     /// The number of the last relist begun.
     replace_generation: u64,
+    /// A paced producer waiting for a pop to finish ([`DeltaFifo::poll_room`](super::DeltaFifo::poll_room)).
+    room: AtomicWaker,
 }
 
 /// The relist being handed over (see `replace.rs`): its number and the keys listed so far.
@@ -75,6 +78,7 @@ impl<K> QueueState<K> {
             split_initial: false,
             replacing: None,
             replace_generation: 0,
+            room: AtomicWaker::new(),
         }
     }
 
@@ -263,10 +267,19 @@ impl<K> QueueState<K> {
         self.initial_in_flight -= counted;
         self.initial_population_count -= counted;
         self.check_synced();
+        self.room.wake();
     }
 
     pub(super) fn close(&mut self) {
         self.closed = true;
+        self.room.wake();
+    }
+
+    /// Whether at most `bound` keys are queued or being processed, or the FIFO is closed;
+    /// if not, `waker` is woken when a pop finishes or the FIFO closes.
+    pub(super) fn has_room(&self, bound: usize, waker: &std::task::Waker) -> bool {
+        self.room.register(waker);
+        self.closed || self.queue.len() + self.in_flight.len() <= bound
     }
 
     pub(super) fn is_closed(&self) -> bool {

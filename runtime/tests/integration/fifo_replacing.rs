@@ -190,3 +190,45 @@ async fn pushing_a_nameless_object_is_refused_and_the_relist_goes_on() {
     relist.finish("1").unwrap();
     assert_eq!(f.list_keys(), ["a"]);
 }
+
+/// A waker that counts its wakes.
+#[derive(Default)]
+struct Wakes(std::sync::atomic::AtomicUsize);
+
+impl futures::task::ArcWake for Wakes {
+    fn wake_by_ref(arc_self: &Arc<Self>) {
+        arc_self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+// No client-go counterpart: how a reflector streaming a relist waits for the consumer
+// (`DeltaFifo::poll_room`). Room counts the keys queued and the keys being processed.
+#[tokio::test]
+async fn room_counts_queued_and_processing_keys_and_wakes_when_a_pop_ends() {
+    use std::task::{Context, Poll};
+    let f = with_known(vec![]);
+    let wakes = Arc::new(Wakes::default());
+    let waker = futures::task::waker(wakes.clone());
+    let mut cx = Context::from_waker(&waker);
+    let mut relist = f.start_replace();
+    relist.push(obj("a", 1)).unwrap();
+    assert_eq!(f.poll_room(1, &mut cx), Poll::Ready(()));
+    relist.push(obj("b", 1)).unwrap();
+    assert_eq!(f.poll_room(1, &mut cx), Poll::Pending, "two queued, room for one");
+
+    f.pop(|_, _| {
+        assert_eq!(f.poll_room(1, &mut cx), Poll::Pending, "one queued and one processing");
+        Ok::<(), Infallible>(())
+    })
+    .await
+    .unwrap();
+    assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 1, "woken as the pop ended");
+    assert_eq!(f.poll_room(1, &mut cx), Poll::Ready(()), "one queued");
+
+    relist.push(obj("c", 1)).unwrap();
+    assert_eq!(f.poll_room(1, &mut cx), Poll::Pending);
+    f.close();
+    assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 2, "woken as it closed");
+    assert_eq!(f.poll_room(1, &mut cx), Poll::Ready(()), "a closed FIFO never holds a list back");
+    relist.finish("0").unwrap();
+}
