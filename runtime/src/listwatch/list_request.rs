@@ -1,6 +1,7 @@
 //! One list request: sent, then its body decoded while it arrives, in JSON or protobuf as
 //! its `Content-Type` says, inflated first when it comes gzip-compressed.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use kube::{Client, core::ObjectList};
@@ -52,6 +53,9 @@ impl<T: Clone + DeserializeOwned> Decoder<T> {
 /// while it arrives.
 /// With an `idle_limit`, the response head must come within it, then each chunk of the
 /// body within it of the one before (the decoding in between does not count).
+/// Decoded body bytes after which a list gives its caller a chance to run (about 25 Pods).
+const YIELD_EVERY: usize = 256 * 1024;
+
 pub(crate) async fn list_objects<T>(
     client: &Client,
     request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
@@ -74,13 +78,25 @@ where
     let mut encoding = BodyDecoding::of(response.headers())?;
     let mut chunks = wire::data_chunks(response);
     let mut idle = IdleLimit::new(idle_limit);
+    // Shared with `feed`, which borrows it across the loop's awaits (hence atomic, not Cell).
+    let decoded = AtomicUsize::new(0);
     let mut feed = |plain: &[u8]| {
+        decoded.fetch_add(plain.len(), Ordering::Relaxed);
         decoder.feed(plain).map_err(kube::Error::SerdeError)?;
         decoder.drain_items(each);
         Ok(())
     };
+    let mut yielded_at = 0;
     while let Some(chunk) = idle.next(&mut chunks).await {
         encoding.feed(&chunk?, &mut feed)?;
+        let now = decoded.load(Ordering::Relaxed);
+        if now - yielded_at >= YIELD_EVERY {
+            // A body that arrives faster than it decodes would otherwise be decoded in one
+            // poll, and a caller pacing the list (`reflector::Paced`) would never get to
+            // look at its store's room in between.
+            yielded_at = now;
+            tokio::task::yield_now().await;
+        }
     }
     encoding.finish(&mut feed)?;
     let (mut list, skipped) = decoder.finish().map_err(kube::Error::SerdeError)?;

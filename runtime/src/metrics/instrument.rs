@@ -9,7 +9,7 @@ use kube::core::{ObjectList, WatchEvent};
 
 use super::stats::{EventKind, ReflectorStats};
 use crate::listwatch::{ListPage, ListerWatcher, WatchStream};
-use crate::reflector::{BoxError, ReflectorStore, ReplaceSink};
+use crate::reflector::{BoxError, ReflectorStore, ReplaceSink, Room};
 
 impl ReflectorStats {
     /// `lister_watcher`, counting every list and watch request, their failures, and the
@@ -177,5 +177,9 @@ impl<K> ReplaceSink<K> for CountingReplace<'_, K> {
         self.inner.finish(resource_version)?;
         self.stats.replaced();
         Ok(())
+    }
+
+    fn room(&self) -> Option<Arc<dyn Room>> {
+        self.inner.room()
     }
 }

@@ -8,8 +8,9 @@ use tokio_util::sync::CancellationToken;
 use crate::listwatch::{ListPage, SkippedObject};
 
 use super::{
-    BoxError, Phase, Reflector, ReflectorError, ReflectorStore, ReplaceSink, StoreOperation,
+    BoxError, Phase, Reflector, ReflectorError, ReflectorStore, ReplaceSink, Room, StoreOperation,
     error::{Disposition, classify},
+    paced::{Paced, grace},
     state::{Flow, RunState},
 };
 
@@ -190,18 +191,30 @@ where
     /// added to `items` as soon as it is decoded: the store's object where it holds the
     /// same version ([`ReflectorStore::reuse`]), so that a relist holds an unchanged object
     /// once, not twice; else the item moved into an `Arc`. Before the first list has synced
-    /// the store holds nothing to reuse, so it is not asked.
+    /// the store holds nothing to reuse, so it is not asked. A store taking the list object
+    /// by object may pace it ([`ReplaceSink::room`]).
     async fn list_page(
         &self,
         params: &ListParams,
         items: &mut Collected<'_, K>,
     ) -> Result<ListPage<K>, kube::Error> {
         let store = (!self.last_sync.get().is_empty()).then_some(&self.store);
+        let room = items.room();
         let mut each = |item: K| {
             let stored = store.and_then(|store| store.reuse(&item));
             items.push(stored.unwrap_or_else(|| Arc::new(item)));
         };
-        self.lister_watcher.list_page_into(params, self.config.list_idle_limit(), &mut each).await
+        let idle_limit = self.config.list_idle_limit();
+        let list = self.lister_watcher.list_page_into(params, idle_limit, &mut each);
+        let Some(room) = room else { return list.await };
+        let mut paced = Paced::new(list, room, grace(idle_limit));
+        let page = (&mut paced).await;
+        let gave_up = paced.gave_up();
+        drop(paced);
+        if gave_up {
+            items.stop_pacing();
+        }
+        page
     }
 }
 
@@ -211,14 +224,23 @@ enum Collected<'a, K> {
     Whole(Vec<Arc<K>>),
     /// Handed to the store at once ([`ReflectorStore::start_replace`]). After the sink's
     /// first error, the rest of the list is dropped and the error reported at its end.
-    Streamed { sink: Box<dyn ReplaceSink<K> + 'a>, pushed: usize, failed: Option<BoxError> },
+    /// `room` paces the list ([`ReplaceSink::room`]) until a wait for it outlasts the grace.
+    Streamed {
+        sink: Box<dyn ReplaceSink<K> + 'a>,
+        pushed: usize,
+        failed: Option<BoxError>,
+        room: Option<Arc<dyn Room>>,
+    },
 }
 
 impl<'a, K> Collected<'a, K> {
     /// A new list into `store`, object by object if the store takes it so.
     fn start(store: &'a dyn ReflectorStore<K>) -> Self {
         match store.start_replace() {
-            Some(sink) => Self::Streamed { sink, pushed: 0, failed: None },
+            Some(sink) => {
+                let room = sink.room();
+                Self::Streamed { sink, pushed: 0, failed: None, room }
+            }
             None => Self::Whole(Vec::new()),
         }
     }
@@ -227,7 +249,7 @@ impl<'a, K> Collected<'a, K> {
         match self {
             Self::Whole(items) => items.push(obj),
             Self::Streamed { failed: Some(_), .. } => {}
-            Self::Streamed { sink, pushed, failed } => match sink.push(obj) {
+            Self::Streamed { sink, pushed, failed, .. } => match sink.push(obj) {
                 Ok(()) => *pushed += 1,
                 Err(err) => *failed = Some(err),
             },
@@ -238,6 +260,22 @@ impl<'a, K> Collected<'a, K> {
         match self {
             Self::Whole(items) => items.len(),
             Self::Streamed { pushed, .. } => *pushed,
+        }
+    }
+
+    /// What a streamed list waits on ([`ReplaceSink::room`]); nothing once the sink failed
+    /// or the pacing was given up.
+    fn room(&self) -> Option<Arc<dyn Room>> {
+        match self {
+            Self::Streamed { room, failed: None, .. } => room.clone(),
+            _ => None,
+        }
+    }
+
+    /// Reads the rest of the list unpaced.
+    fn stop_pacing(&mut self) {
+        if let Self::Streamed { room, .. } = self {
+            *room = None;
         }
     }
 }

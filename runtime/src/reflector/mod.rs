@@ -101,6 +101,7 @@ mod backoff;
 mod config;
 mod error;
 mod list;
+mod paced;
 mod reflector_store;
 mod report;
 mod resync;
@@ -118,7 +119,8 @@ use crate::listwatch::ListerWatcher;
 
 pub use config::{BackoffConfig, ReflectorConfig};
 pub use error::{Phase, ReflectorError, Result, StoreOperation};
-pub use reflector_store::{BoxError, ReflectorStore, ReplaceSink};
+pub use paced::LIST_PACE_GRACE;
+pub use reflector_store::{BoxError, ReflectorStore, ReplaceSink, Room};
 pub use version::LastSyncResourceVersion;
 
 /// Decides, each time the resync timer fires, whether to resync (client-go's

@@ -1,8 +1,10 @@
 //! [`ReflectorStore`], the interface through which the reflector hands what it lists and
 //! watches to a store, [`ReplaceSink`], through which a store can take a relist object by
-//! object, and [`BoxError`], the error their methods return.
+//! object (and [`Room`], through which it can hold the list back), and [`BoxError`], the
+//! error their methods return.
 
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 /// A boxed error returned by a [`ReflectorStore`] implementation.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -81,6 +83,25 @@ pub trait ReplaceSink<K>: Send {
     /// The list ended at `resource_version`: objects that were not pushed were deleted
     /// while unobserved.
     fn finish(self: Box<Self>, resource_version: String) -> Result<(), BoxError>;
+
+    /// What the reflector waits on before reading more of the list, so that decoded
+    /// objects do not pile up ahead of a store that takes them more slowly than they
+    /// arrive; `None` (the default): the list is read as fast as it comes.
+    ///
+    /// A wait that lasts [`LIST_PACE_GRACE`](super::LIST_PACE_GRACE) (or half the list
+    /// idle timeout, if that is shorter) ends the pacing for the rest of that list: a
+    /// consumer held up by something else (a handler applying back-pressure) must not make
+    /// the API server time the list out.
+    fn room(&self) -> Option<Arc<dyn Room>> {
+        None
+    }
+}
+
+/// Whether a store taking a relist object by object has room for more: see
+/// [`ReplaceSink::room`].
+pub trait Room: Send + Sync {
+    /// Ready when the store can take more; otherwise `cx`'s waker is woken when it may.
+    fn poll_room(&self, cx: &mut Context<'_>) -> Poll<()>;
 }
 
 impl<K, S> ReflectorStore<K> for Arc<S>

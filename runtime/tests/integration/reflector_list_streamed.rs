@@ -2,6 +2,11 @@
 //! (`ReflectorStore::start_replace`): the same lists as client-go's reflector sends, with
 //! each decoded object handed over at once instead of after the whole list.
 
+use std::sync::Arc;
+
+use kube_informers_runtime::reflector::LIST_PACE_GRACE;
+use tokio::time::Instant;
+
 use crate::reflector_support::*;
 
 fn pushed(names: &[&str]) -> Vec<Op> {
@@ -81,5 +86,55 @@ async fn list_failing_part_way_gives_up_the_relist_and_lists_again_after_the_bac
     );
     assert_eq!(h.reported(), [Reported { kind: "list", code: Some(500) }]);
     assert_eq!(h.lw.watches()[0].1, "70");
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_store_without_room_holds_the_list_back_until_it_has_room() {
+    // No client-go counterpart (its reflector reads the whole list before `Replace`): a
+    // store that takes the list object by object paces it (`ReplaceSink::room`).
+    let lw = FakeListerWatcher::new()
+        .list(Ok(page(vec![pod("a", "1"), pod("b", "2")], "50", Some("c1"))))
+        .list(Ok(page(vec![pod("c", "3")], "51", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let gate = Arc::new(Gate::default());
+    let h = Harness::start_paced(lw, config(), gate.clone());
+    h.until("the relist to begin", |h| h.store.ops() == [Op::StartReplace]).await;
+    tokio::time::sleep(LIST_PACE_GRACE / 2).await;
+    assert!(h.lw.lists().is_empty(), "no list is read while the store has no room");
+
+    let opened = Instant::now();
+    gate.open();
+    h.until("the watch", |h| h.lw.watches().len() == 1).await;
+    let mut expected = vec![Op::StartReplace];
+    expected.extend(pushed(&["a@1", "b@2", "c@3"]));
+    expected.push(Op::FinishReplace("50".into()));
+    assert_eq!(h.store.ops(), expected, "the same relist, only later");
+    assert!(h.lw.lists().iter().all(|(_, at)| *at == opened), "read at once when room is made");
+    assert!(h.reported().is_empty());
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_store_that_never_makes_room_gets_the_list_after_the_grace() {
+    // A consumer held up by something else must not make the API server time the list
+    // out: after one wait of `LIST_PACE_GRACE` the rest of the list is read unpaced.
+    let lw = FakeListerWatcher::new()
+        .list(Ok(page(vec![pod("a", "1")], "50", Some("c1"))))
+        .list(Ok(page(vec![pod("b", "2")], "51", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let started = Instant::now();
+    let h = Harness::start_paced(lw, config(), Arc::new(Gate::default()));
+    h.until("the watch", |h| h.lw.watches().len() == 1).await;
+
+    let lists: Vec<Instant> = h.lw.lists().into_iter().map(|(_, at)| at).collect();
+    assert_eq!(lists.len(), 2);
+    assert_eq!(lists[0] - started, LIST_PACE_GRACE, "the first page waited the grace");
+    assert_eq!(lists[1], lists[0], "the second page did not wait again");
+    let mut expected = vec![Op::StartReplace];
+    expected.extend(pushed(&["a@1", "b@2"]));
+    expected.push(Op::FinishReplace("50".into()));
+    assert_eq!(h.store.ops(), expected);
+    assert!(h.reported().is_empty());
     h.stop().await;
 }

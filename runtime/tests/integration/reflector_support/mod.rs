@@ -9,10 +9,11 @@ use std::{
         Arc,
         atomic::{AtomicBool, Ordering},
     },
+    task::{Context, Poll},
     time::Duration,
 };
 
-use futures::{StreamExt, future::BoxFuture, stream};
+use futures::{StreamExt, future::BoxFuture, stream, task::AtomicWaker};
 use k8s_openapi::{
     api::core::v1::Pod,
     apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta},
@@ -26,7 +27,7 @@ use kube_informers_runtime::listwatch::{
 };
 use kube_informers_runtime::reflector::{
     BackoffConfig, BoxError, LastSyncResourceVersion, Reflector, ReflectorConfig, ReflectorError,
-    ReflectorStore, ReplaceSink,
+    ReflectorStore, ReplaceSink, Room,
 };
 use parking_lot::Mutex;
 use tokio::{sync::Notify, task::JoinHandle, time::Instant};
@@ -335,6 +336,29 @@ pub struct RecordingStore {
     fail_adds: AtomicBool,
     /// Takes relists object by object.
     streamed: bool,
+    /// The room its streamed relists offer (`None`: they never pace the list).
+    room: Option<Arc<Gate>>,
+}
+
+/// A [`Room`] that is closed until [`open`](Self::open)ed.
+#[derive(Default)]
+pub struct Gate {
+    open: AtomicBool,
+    waker: AtomicWaker,
+}
+
+impl Gate {
+    pub fn open(&self) {
+        self.open.store(true, Ordering::SeqCst);
+        self.waker.wake();
+    }
+}
+
+impl Room for Gate {
+    fn poll_room(&self, cx: &mut Context<'_>) -> Poll<()> {
+        self.waker.register(cx.waker());
+        if self.open.load(Ordering::SeqCst) { Poll::Ready(()) } else { Poll::Pending }
+    }
 }
 
 impl RecordingStore {
@@ -421,6 +445,10 @@ impl ReplaceSink<Pod> for RecordingReplace<'_> {
         self.store.record(Op::FinishReplace(resource_version));
         Ok(())
     }
+
+    fn room(&self) -> Option<Arc<dyn Room>> {
+        self.store.room.clone().map(|gate| gate as Arc<dyn Room>)
+    }
 }
 
 impl Drop for RecordingReplace<'_> {
@@ -484,7 +512,12 @@ impl Harness {
 
     /// Like [`start`](Self::start), with a store that takes relists object by object.
     pub fn start_streamed(lw: FakeListerWatcher, config: ReflectorConfig) -> Self {
-        Self::start_store(lw, config, true, |_| {})
+        Self::start_store(lw, config, true, None, |_| {})
+    }
+
+    /// Like [`start_streamed`](Self::start_streamed), with relists that wait for `room`.
+    pub fn start_paced(lw: FakeListerWatcher, config: ReflectorConfig, room: Arc<Gate>) -> Self {
+        Self::start_store(lw, config, true, Some(room), |_| {})
     }
 
     /// Starts the reflector after `customize` (setters) ran on it.
@@ -493,13 +526,14 @@ impl Harness {
         config: ReflectorConfig,
         customize: impl FnOnce(&mut Reflector<Pod>),
     ) -> Self {
-        Self::start_store(lw, config, false, customize)
+        Self::start_store(lw, config, false, None, customize)
     }
 
     fn start_store(
         lw: FakeListerWatcher,
         config: ReflectorConfig,
         streamed: bool,
+        room: Option<Arc<Gate>>,
         customize: impl FnOnce(&mut Reflector<Pod>),
     ) -> Self {
         let progress = lw.progress.clone();
@@ -509,6 +543,7 @@ impl Harness {
             progress: progress.clone(),
             fail_adds: AtomicBool::new(false),
             streamed,
+            room,
         });
         let reported = Arc::new(Mutex::new(Vec::new()));
         let mut reflector = Reflector::new(
