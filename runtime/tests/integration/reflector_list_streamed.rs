@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use kube_informers_runtime::reflector::LIST_PACE_GRACE;
+use kube_informers_runtime::reflector::{LIST_PACE_GRACE, ReflectorConfig};
 use tokio::time::Instant;
 
 use crate::reflector_support::*;
@@ -136,5 +136,21 @@ async fn a_store_that_never_makes_room_gets_the_list_after_the_grace() {
     expected.push(Op::FinishReplace("50".into()));
     assert_eq!(h.store.ops(), expected);
     assert!(h.reported().is_empty());
+    h.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_short_list_idle_timeout_shortens_the_wait_for_room_to_half_of_it() {
+    // A wait for room must never make the list look silent to its own idle limit.
+    let lw = FakeListerWatcher::new()
+        .list(Ok(page(vec![pod("a", "1")], "50", None)))
+        .watch(WatchScript::Hang(vec![]));
+    let config = ReflectorConfig { list_idle_timeout: LIST_PACE_GRACE / 4, ..config() };
+    let started = Instant::now();
+    let h = Harness::start_paced(lw, config, Arc::new(Gate::default()));
+    h.until("the watch", |h| h.lw.watches().len() == 1).await;
+
+    assert_eq!(h.lw.lists()[0].1 - started, LIST_PACE_GRACE / 8);
+    assert!(h.observed().is_empty(), "the list was not cut as silent");
     h.stop().await;
 }
