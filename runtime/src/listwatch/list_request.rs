@@ -47,15 +47,17 @@ impl<T: Clone + DeserializeOwned> Decoder<T> {
     }
 }
 
+/// Decoded body bytes after which a list gives its caller a chance to run (about 25 Pods).
+const YIELD_EVERY: usize = 256 * 1024;
+
 /// Sends a list request and decodes its body as it arrives (in protobuf when `protobuf`
 /// is set and the server answers in it), handing each item to `each` once decoded and
 /// skipping undecodable ones; the page returned has no items. A gzip body is inflated
 /// while it arrives.
 /// With an `idle_limit`, the response head must come within it, then each chunk of the
 /// body within it of the one before (the decoding in between does not count).
-/// Decoded body bytes after which a list gives its caller a chance to run (about 25 Pods).
-const YIELD_EVERY: usize = 256 * 1024;
-
+/// After every `YIELD_EVERY` bytes of decoded body it yields, so that a caller pacing the
+/// list (`reflector::Paced`) gets to look between chunks that arrive back to back.
 pub(crate) async fn list_objects<T>(
     client: &Client,
     request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
