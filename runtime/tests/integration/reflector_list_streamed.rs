@@ -9,8 +9,13 @@ use tokio::time::Instant;
 
 use crate::reflector_support::*;
 
-fn pushed(names: &[&str]) -> Vec<Op> {
-    names.iter().map(|n| Op::Pushed((*n).into())).collect()
+/// The ops of a relist handed over whole: started, each of `names` pushed, finished at
+/// `resource_version`.
+fn relist(names: &[&str], resource_version: &str) -> Vec<Op> {
+    let mut ops = vec![Op::StartReplace];
+    ops.extend(names.iter().map(|n| Op::Pushed((*n).into())));
+    ops.push(Op::FinishReplace(resource_version.into()));
+    ops
 }
 
 #[tokio::test(start_paused = true)]
@@ -24,10 +29,11 @@ async fn paginated_list_is_pushed_as_it_is_read_then_finished_at_its_version() {
     let h = Harness::start_streamed(lw, config());
     h.until("the watch", |h| h.lw.watches().len() == 1).await;
 
-    let mut expected = vec![Op::StartReplace];
-    expected.extend(pushed(&["a@1", "b@2", "c@3"]));
-    expected.push(Op::FinishReplace("50".into()));
-    assert_eq!(h.store.ops(), expected, "the first page's version is the list's");
+    assert_eq!(
+        h.store.ops(),
+        relist(&["a@1", "b@2", "c@3"], "50"),
+        "the first page's version is the list's"
+    );
     assert_eq!(h.lw.watches()[0].1, "50");
     assert_eq!(h.version.get(), "50");
     assert!(h.reported().is_empty());
@@ -49,9 +55,7 @@ async fn expired_continue_token_gives_up_the_pushed_pages_and_lists_whole() {
 
     assert_eq!(h.lw.lists()[2].0.limit, None, "the fallback lists whole");
     let mut expected = vec![Op::StartReplace, Op::Pushed("a@1".into()), Op::AbortReplace];
-    expected.push(Op::StartReplace);
-    expected.extend(pushed(&["a@1", "b@2", "c@3"]));
-    expected.push(Op::FinishReplace("60".into()));
+    expected.extend(relist(&["a@1", "b@2", "c@3"], "60"));
     assert_eq!(h.store.ops(), expected);
     assert_eq!(h.lw.watches()[0].1, "60");
     assert!(h.reported().is_empty(), "the pager handles it silently, like client-go");
@@ -106,10 +110,7 @@ async fn a_store_without_room_holds_the_list_back_until_it_has_room() {
     let opened = Instant::now();
     gate.open();
     h.until("the watch", |h| h.lw.watches().len() == 1).await;
-    let mut expected = vec![Op::StartReplace];
-    expected.extend(pushed(&["a@1", "b@2", "c@3"]));
-    expected.push(Op::FinishReplace("50".into()));
-    assert_eq!(h.store.ops(), expected, "the same relist, only later");
+    assert_eq!(h.store.ops(), relist(&["a@1", "b@2", "c@3"], "50"), "the same relist, only later");
     assert!(h.lw.lists().iter().all(|(_, at)| *at == opened), "read at once when room is made");
     assert!(h.reported().is_empty());
     h.stop().await;
@@ -131,10 +132,7 @@ async fn a_store_that_never_makes_room_gets_the_list_after_the_grace() {
     assert_eq!(lists.len(), 2);
     assert_eq!(lists[0] - started, LIST_PACE_GRACE, "the first page waited the grace");
     assert_eq!(lists[1], lists[0], "the second page did not wait again");
-    let mut expected = vec![Op::StartReplace];
-    expected.extend(pushed(&["a@1", "b@2"]));
-    expected.push(Op::FinishReplace("50".into()));
-    assert_eq!(h.store.ops(), expected);
+    assert_eq!(h.store.ops(), relist(&["a@1", "b@2"], "50"));
     assert!(h.reported().is_empty());
     h.stop().await;
 }
