@@ -44,11 +44,8 @@ pub(super) struct QueueState<K> {
     replacing: Option<Replacement>,
     /// The number of the last relist begun.
     replace_generation: u64,
-    /// A paced producer waiting for room ([`DeltaFifo::poll_room`](super::DeltaFifo::poll_room)).
+    /// A paced producer waiting for a pop to finish ([`DeltaFifo::poll_room`](super::DeltaFifo::poll_room)).
     room: AtomicWaker,
-    /// While a producer waits: the number of keys queued and processing at or below which
-    /// it is woken (half its bound).
-    room_low: Option<usize>,
 }
 
 /// The relist being handed over (see `replace.rs`): its number and the keys listed so far.
@@ -82,7 +79,6 @@ impl<K> QueueState<K> {
             replacing: None,
             replace_generation: 0,
             room: AtomicWaker::new(),
-            room_low: None,
         }
     }
 
@@ -271,10 +267,7 @@ impl<K> QueueState<K> {
         self.initial_in_flight -= counted;
         self.initial_population_count -= counted;
         self.check_synced();
-        if self.room_low.is_some_and(|low| self.pending() <= low) {
-            self.room_low = None;
-            self.room.wake();
-        }
+        self.room.wake();
     }
 
     pub(super) fn close(&mut self) {
@@ -283,21 +276,10 @@ impl<K> QueueState<K> {
     }
 
     /// Whether at most `bound` keys are queued or being processed, or the FIFO is closed;
-    /// if not, `waker` is woken once a finished pop leaves at most `bound / 2`, or the FIFO
-    /// closes.
-    pub(super) fn has_room(&mut self, bound: usize, waker: &std::task::Waker) -> bool {
-        if self.closed || self.pending() <= bound {
-            self.room_low = None;
-            return true;
-        }
+    /// if not, `waker` is woken when a pop finishes or the FIFO closes.
+    pub(super) fn has_room(&self, bound: usize, waker: &std::task::Waker) -> bool {
         self.room.register(waker);
-        self.room_low = Some(bound / 2);
-        false
-    }
-
-    /// The keys queued or being processed.
-    fn pending(&self) -> usize {
-        self.queue.len() + self.in_flight.len()
+        self.closed || self.queue.len() + self.in_flight.len() <= bound
     }
 
     pub(super) fn is_closed(&self) -> bool {

@@ -6,10 +6,8 @@ use super::delta_fifo::DeltaFifo;
 
 impl<K> DeltaFifo<K> {
     /// Ready when at most `bound` keys are queued or being processed, or the FIFO is
-    /// closed; otherwise `cx`'s waker is woken once a pop's processing ends with at most
-    /// `bound / 2` left (or the FIFO closes), and it is worth asking again. Waking at half
-    /// the bound rather than at every pop lets the producer resume with room for a run of
-    /// objects, instead of handing over one object per pop.
+    /// closed; otherwise `cx`'s waker is woken when a pop's processing ends (or the FIFO
+    /// closes), and it is worth asking again.
     ///
     /// For a producer that can wait: a reflector handing a relist over object by object
     /// ([`start_replace`](Self::start_replace)) holds its list back with it, so that the
