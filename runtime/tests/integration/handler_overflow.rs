@@ -118,6 +118,7 @@ fn register(
 
 #[test]
 fn disconnect_drops_only_the_overflowing_listener_and_says_so() {
+    kube_informers_testkit::scoped_subscribers_see_every_callsite();
     let capture = Capture::default();
     let processor = SharedProcessor::new();
     let gate = Gate::default();

@@ -135,6 +135,7 @@ async fn start_and_sync(factories: &[TypedInformerFactory]) {
 // both informers.
 #[tokio::test(flavor = "current_thread")]
 async fn named_informers_are_told_apart_in_their_spans() {
+    kube_informers_testkit::scoped_subscribers_see_every_callsite();
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
@@ -165,6 +166,7 @@ async fn named_informers_are_told_apart_in_their_spans() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn an_unnamed_informer_keeps_its_reflector_name_and_has_no_informer_field() {
+    kube_informers_testkit::scoped_subscribers_see_every_callsite();
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
     let _guard = tracing::subscriber::set_default(subscriber);

@@ -65,6 +65,7 @@ fn secret(name: &str, value: &str) -> Secret {
 // but their events would go to the global subscriber; handlers here log nothing).
 #[tokio::test(flavor = "current_thread")]
 async fn secret_data_never_reaches_the_logs() {
+    kube_informers_testkit::scoped_subscribers_see_every_callsite();
     let captured = Captured::default();
     let subscriber = tracing_subscriber::fmt()
         .with_max_level(tracing::Level::DEBUG)
