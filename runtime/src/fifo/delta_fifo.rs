@@ -91,9 +91,9 @@ impl<K> DeltaFifo<K> {
         out
     }
 
-    /// Runs `f` on the queue under its lock, waking no one.
-    pub(super) fn peek<R>(&self, f: impl FnOnce(&mut QueueState<K>) -> R) -> R {
-        f(&mut self.inner.state.lock())
+    /// Runs `f` on the queue under its lock, reading only, so waking no one.
+    pub(super) fn peek<R>(&self, f: impl FnOnce(&QueueState<K>) -> R) -> R {
+        f(&self.inner.state.lock())
     }
 }
 
