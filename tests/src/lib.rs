@@ -334,15 +334,31 @@ impl Outage {
 }
 
 /// Threads of this process whose name starts like the informers' listener threads (Linux
-/// truncates thread names to 15 bytes).
+/// truncates thread names to 15 bytes), not counting threads already exiting.
+///
+/// A joined thread can still be listed for a moment: the kernel wakes `pthread_join` when
+/// it releases the thread's memory, early in `do_exit`, and removes the thread from
+/// `/proc/self/task` only at its end. From the start of `do_exit` the thread carries
+/// `PF_EXITING` in its flags (`stat`'s ninth field), so a thread with it runs no more code
+/// of ours, and is not counted.
 pub fn listener_threads() -> usize {
+    const PF_EXITING: u64 = 0x4;
     let name = kube_informers_runtime::processor::LISTENER_THREAD_NAME;
     let prefix = &name[..name.len().min(15)];
+    // `tid (comm) state ppid pgrp session tty_nr tpgid flags ...`; comm may hold spaces and
+    // parentheses, so the fields are read after its last `)`.
+    let live_listener = |stat: &str| {
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            return false;
+        };
+        let flags = stat[close + 1..].split_whitespace().nth(6).and_then(|f| f.parse::<u64>().ok());
+        stat[open + 1..close].starts_with(prefix) && flags.is_some_and(|f| f & PF_EXITING == 0)
+    };
     std::fs::read_dir("/proc/self/task")
         .map(|tasks| {
             tasks
-                .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
-                .filter(|comm| comm.trim_end().starts_with(prefix))
+                .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("stat")).ok())
+                .filter(|stat| live_listener(stat))
                 .count()
         })
         .unwrap_or(0)
