@@ -133,6 +133,27 @@ impl Cluster {
         }
     }
 
+    /// Returns once a `resourceVersion="0"` list of `collection_path` (such as
+    /// [`kube::Api::resource_url`]) shows every change up to `resource_version`, so an
+    /// informer started now gets them in its initial list: at once on testkit, whose lists
+    /// are always current; on the real server once its watch cache has caught up (see
+    /// [`RealApiServer::wait_for_watch_cache`](crate::real::RealApiServer::wait_for_watch_cache)).
+    pub async fn wait_for_watch_cache(
+        &self,
+        collection_path: &str,
+        resource_version: &str,
+    ) -> Result<()> {
+        match self {
+            Cluster::Testkit(_) => Ok(()),
+            Cluster::Real(server) => {
+                let version = resource_version.parse().map_err(|_| {
+                    Error::Setup(format!("resourceVersion {resource_version:?} is not a number"))
+                })?;
+                server.wait_for_watch_cache(collection_path, version).await
+            }
+        }
+    }
+
     /// Serves a CustomResourceDefinition (JSON): registered on testkit, created and awaited
     /// until Established on the real server.
     pub async fn register_crd(&self, crd: &Value) -> Result<()> {

@@ -24,6 +24,7 @@ mod process;
 mod proxy;
 mod rbac;
 mod seed;
+mod watch_cache;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -20,6 +20,7 @@ impl RealApiServer {
     /// labelled like [`Seeder::objects`](crate::Seeder::objects): `pod-N`, `config-N` or
     /// `deploy-N` with `N` unique per server, label `app=app-{N % 10}`. Server-set fields of
     /// the templates (uid, resourceVersion, timestamps, managedFields) are left to the server.
+    /// Returns once the watch cache holds them all, so an informer's first list sees them.
     pub async fn seed(&self, kind: SeedKind, namespace: &str, count: usize) -> Result<SeedReport> {
         self.create_namespace(namespace).await?;
         let first = self.seed_seq.fetch_add(count as u64, Ordering::Relaxed);
@@ -40,6 +41,9 @@ impl RealApiServer {
             (name(first), name(first + count as u64 - 1))
         });
         let resource_version = versions.into_iter().max().unwrap_or_default();
+        if count > 0 {
+            self.wait_for_watch_cache(&path, resource_version).await?;
+        }
         Ok(SeedReport { count, names, resource_version })
     }
 

@@ -2,7 +2,7 @@
 //! them (controller-runtime pkg/envtest: TestEnvironment Start/Stop).
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-use kube::api::{Api, ListParams, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
 use kube_informers_testkit::real::{RealApiServer, UNPRIVILEGED_USER};
 
 fn config_map(name: &str) -> ConfigMap {
@@ -65,5 +65,48 @@ async fn killed_apiserver_restarts_over_the_same_etcd_and_compaction_expires_old
         kube::Error::Api(status) => assert_eq!(status.code, 410, "{status:?}"),
         other => panic!("expected 410, got {other:?}"),
     }
+    server.shutdown().await;
+}
+
+/// An informer's first list (`resourceVersion="0"`) is answered from the watch cache as it
+/// stands; after `wait_for_watch_cache` it holds every write up to the version waited for,
+/// even for a resource whose cache was created a moment ago.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_server_watch_cache_wait_makes_the_next_zero_version_list_current() {
+    let server = RealApiServer::start().await.unwrap();
+    let crd = serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gizmos.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"kind": "Gizmo", "plural": "gizmos", "singular": "gizmo", "listKind": "GizmoList"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}],
+        },
+    });
+    server.register_crd(&crd).await.unwrap();
+    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("example.com", "v1", "Gizmo"));
+    let gizmos = Api::<DynamicObject>::namespaced_with(server.client(), "default", &resource);
+    for i in 0..10 {
+        let name = format!("gizmo-{i}");
+        let created = gizmos
+            .create(&PostParams::default(), &DynamicObject::new(&name, &resource))
+            .await
+            .unwrap();
+        let rv: u64 = created.metadata.resource_version.unwrap().parse().unwrap();
+        server.wait_for_watch_cache(gizmos.resource_url(), rv).await.unwrap();
+        let listed = gizmos.list(&ListParams::default().match_any()).await.unwrap();
+        let listed_rv: u64 = listed.metadata.resource_version.unwrap().parse().unwrap();
+        assert!(listed_rv >= rv, "a resourceVersion=0 list at {listed_rv} after waiting for {rv}");
+        assert_eq!(listed.items.len(), i + 1, "{name} and every earlier gizmo are listed");
+    }
+
+    // A collection that does not exist is an error at once, not 30 s of retries.
+    let started = std::time::Instant::now();
+    let missing = server.wait_for_watch_cache("/apis/example.com/v1/nothings", 1).await;
+    assert!(missing.is_err());
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
     server.shutdown().await;
 }
