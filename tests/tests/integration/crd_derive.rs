@@ -50,10 +50,15 @@ async fn derived_informers_sync_list_and_notify(server) {
         tabs.create(&PostParams::default(), &cron_tab(name, "0 * * * *", tier)).await.unwrap();
     }
     let regions = Api::<Region>::all(client.clone());
-    regions
+    let region = regions
         .create(&PostParams::default(), &Region::new("eu-west", RegionSpec { zones: 3 }))
         .await
         .unwrap();
+    // The last write; each resource's watch cache must reach it for the initial lists.
+    let rv = region.metadata.resource_version.unwrap();
+    for url in [tabs.resource_url(), regions.resource_url()] {
+        server.wait_for_watch_cache(url, &rv).await.expect("watch cache");
+    }
 
     let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
     let cron_tabs = CronTabInformer::new(&factory);

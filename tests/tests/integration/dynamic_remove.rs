@@ -7,10 +7,11 @@
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
 use kube::api::{DeleteParams, ListParams, PostParams};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind, GroupVersionResource};
-use kube::{Api, Client};
 use kube_informers_runtime::dynamic::DynamicSharedInformerFactory;
+use kube_informers_testkit::Cluster;
 use kube_informers_tests::{
     Event, Recorder, crd_json, create_crd, eventually, next_event, on_both_servers,
 };
@@ -19,11 +20,15 @@ fn resource(kind: &str, plural: &str) -> ApiResource {
     ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("example.com", "v1", kind), plural)
 }
 
-async fn create(client: &Client, ar: &ApiResource, name: &str) {
-    Api::<DynamicObject>::namespaced_with(client.clone(), "prod", ar)
+/// Creates `name` in `prod` and waits until the watch cache (an informer's first list) has it.
+async fn create(server: &Cluster, ar: &ApiResource, name: &str) {
+    let api = Api::<DynamicObject>::namespaced_with(server.client().unwrap(), "prod", ar);
+    let created = api
         .create(&PostParams::default(), &DynamicObject::new(name, ar).within("prod"))
         .await
         .expect("create");
+    let rv = created.metadata.resource_version.unwrap();
+    server.wait_for_watch_cache(api.resource_url(), &rv).await.expect("watch cache");
 }
 
 on_both_servers! {
@@ -37,8 +42,8 @@ async fn removing_a_deleted_crds_informer_leaves_the_others_running(server) {
         create_crd(&server, crd_json("example.com", kind, plural, true)).await;
     }
     let (widget_ar, gadget_ar) = (resource("Widget", "widgets"), resource("Gadget", "gadgets"));
-    create(&client, &widget_ar, "w1").await;
-    create(&client, &gadget_ar, "g1").await;
+    create(&server, &widget_ar, "w1").await;
+    create(&server, &gadget_ar, "g1").await;
 
     let widgets = GroupVersionResource::gvr("example.com", "v1", "widgets");
     let gadgets = GroupVersionResource::gvr("example.com", "v1", "gadgets");
@@ -60,7 +65,7 @@ async fn removing_a_deleted_crds_informer_leaves_the_others_running(server) {
     let after_remove = server.testkit().map(|t| t.request_count("*", "widgets.example.com"));
 
     // The gadget informer still receives events.
-    create(&client, &gadget_ar, "g2").await;
+    create(&server, &gadget_ar, "g2").await;
     let event = next_event(&mut gadget_events).await;
     assert!(
         matches!(&event, Event::Add(obj, false) if obj.metadata.name.as_deref() == Some("g2")),

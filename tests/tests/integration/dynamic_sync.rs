@@ -60,7 +60,10 @@ async fn crd_created_at_runtime_syncs_and_notifies(server) {
     create_crd(&server, crd_json("example.com", "Widget", "widgets", true)).await;
     create_widget(&client, "prod", "a", "web").await;
     create_widget(&client, "prod", "b", "db").await;
-    create_widget(&client, "dev", "c", "web").await;
+    let c = create_widget(&client, "dev", "c", "web").await;
+    let all = Api::<DynamicObject>::all_with(client.clone(), &widget_resource());
+    let rv = c.metadata.resource_version.unwrap();
+    server.wait_for_watch_cache(all.resource_url(), &rv).await.expect("watch cache");
 
     let factory = DynamicSharedInformerFactory::new(client.clone(), Duration::ZERO);
     let widget_informer = factory.for_resource(&widgets());

@@ -98,7 +98,10 @@ async fn a_poison_object_is_skipped_reported_once_per_list_and_picked_up_once_fi
         }))
         .await;
     }
-    api.create(&PostParams::default(), &widget("bad", json!("three"))).await.unwrap();
+    let bad = api.create(&PostParams::default(), &widget("bad", json!("three"))).await.unwrap();
+    // Written last: once the watch cache has it, the first list sees every widget.
+    let rv = bad.metadata.resource_version.unwrap();
+    server.wait_for_watch_cache(api.resource_url(), &rv).await.expect("watch cache");
 
     let outage = Outage::prepare(&server).await;
     let factory = TypedInformerFactory::builder(outage.client(&server)).namespace(NAMESPACE).build();
