@@ -41,13 +41,15 @@ pub struct GadgetSpec {
     pub count: u32,
 }
 
-/// Creates `object` (JSON of a `K`) through `api`.
-async fn create<K>(api: &Api<K>, object: serde_json::Value)
+/// Creates `object` (JSON of a `K`) through `api`; returns the resourceVersion it was given.
+async fn create<K>(api: &Api<K>, object: serde_json::Value) -> String
 where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
 {
     let object: K = serde_json::from_value(object).expect("a valid manifest");
-    api.create(&PostParams::default(), &object).await.expect("the server creates the object");
+    let created =
+        api.create(&PostParams::default(), &object).await.expect("the server creates the object");
+    created.meta().resource_version.clone().expect("a resourceVersion")
 }
 
 /// Lists and watches (from resource version 0) every `K` of `api` once in JSON and once in
@@ -388,13 +390,16 @@ mod real_server {
     async fn a_protobuf_factory_syncs_follows_changes_and_survives_a_restart() {
         let (server, client) = server().await;
         let config_maps = Api::<ConfigMap>::namespaced(client.clone(), "default");
+        let mut last = String::new();
         for i in 0..20 {
-            create(
+            last = create(
                 &config_maps,
                 json!({"metadata": {"name": format!("cm-{i}")}, "data": {"i": i.to_string()}}),
             )
             .await;
         }
+        let last = last.parse().unwrap();
+        server.wait_for_watch_cache(config_maps.resource_url(), last).await.unwrap();
         for (strip, streaming) in [(false, false), (true, false), (false, true)] {
             let mut builder =
                 TypedInformerFactory::builder(client.clone()).namespace("default").protobuf();
@@ -515,7 +520,10 @@ async fn a_protobuf_factory_falls_back_to_json_for_custom_resources_and_json_ser
     let gadgets = Api::<Gadget>::namespaced(client.clone(), "default");
     gadgets.create(&PostParams::default(), &Gadget::new("g", GadgetSpec { count: 3 })).await.unwrap();
     let config_maps = Api::<ConfigMap>::namespaced(client.clone(), "default");
-    create(&config_maps, json!({"metadata": {"name": "cm"}, "data": {"k": "v"}})).await;
+    let last = create(&config_maps, json!({"metadata": {"name": "cm"}, "data": {"k": "v"}})).await;
+    for url in [gadgets.resource_url(), config_maps.resource_url()] {
+        server.wait_for_watch_cache(url, &last).await.expect("watch cache");
+    }
     assert!(!ApiListerWatcher::new(gadgets.clone()).protobuf().uses_protobuf());
 
     let factory = TypedInformerFactory::builder(client.clone()).protobuf().build();

@@ -28,7 +28,8 @@ fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
     }
 }
 
-async fn create<K>(client: &kube::Client, obj: K)
+/// Creates `obj` and returns its collection's URL with the resourceVersion it was given.
+async fn create<K>(client: &kube::Client, obj: K) -> (String, String)
 where
     K: Resource<DynamicType = ()>
         + Clone
@@ -38,7 +39,8 @@ where
     K::Scope: InformerScope,
 {
     let api: Api<K> = K::Scope::api(client.clone(), obj.meta().namespace.as_deref());
-    api.create(&PostParams::default(), &obj).await.unwrap();
+    let created = api.create(&PostParams::default(), &obj).await.unwrap();
+    (api.resource_url().to_owned(), created.meta().resource_version.clone().unwrap())
 }
 
 /// A Job the real apiserver accepts (a template with a container and a restart policy).
@@ -59,13 +61,16 @@ async fn seven_generated_informers_sync_and_list(server) {
     let client = server.client().unwrap();
     server.seed(SeedKind::Pods, "prod", 30).await.unwrap();
     server.seed(SeedKind::Deployments, "prod", 5).await.unwrap();
-    create(&client, Node { metadata: meta("node-1", None), ..Node::default() }).await;
-    create(&client, job("backup")).await;
-    create(&client, ClusterRole { metadata: meta("reader", None), ..ClusterRole::default() }).await;
+    let mut created = vec![
+        create(&client, Node { metadata: meta("node-1", None), ..Node::default() }).await,
+        create(&client, job("backup")).await,
+        create(&client, ClusterRole { metadata: meta("reader", None), ..ClusterRole::default() })
+            .await,
+    ];
     let mut deny_all: NetworkPolicy =
         serde_json::from_value(json!({"spec": {"podSelector": {}}})).unwrap();
     deny_all.metadata = meta("deny-all", Some("prod"));
-    create(&client, deny_all).await;
+    created.push(create(&client, deny_all).await);
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -79,7 +84,12 @@ async fn seven_generated_informers_sync_and_list(server) {
         }
     }))
     .unwrap();
-    create(&client, crd).await;
+    created.push(create(&client, crd).await);
+    // Each resource's watch cache must hold the last write before the initial lists.
+    let last = created.last().unwrap().1.clone();
+    for (url, _) in &created {
+        server.wait_for_watch_cache(url, &last).await.expect("watch cache");
+    }
 
     let factory = SharedInformerFactory::new(client.clone(), Duration::ZERO);
     let pods = factory.core().v1().pods();
