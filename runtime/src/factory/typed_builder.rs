@@ -101,8 +101,9 @@ impl<F: From<TypedInformerFactory>> FactoryBuilder<TypedSetup<F>> {
     /// with [`CompactConfig::default`]): each object encoded (JSON without managedFields,
     /// zstd with a dictionary trained per informer) and decoded on read, with a decoded
     /// cache of 16 MiB per informer for hot keys (issue 18). About 0.1-1 KB per Pod instead
-    /// of 40 KB; a cold `lister.get` costs a decode (about 20 µs for a Pod) and a `list()`
-    /// of everything decodes everything.
+    /// of 40 KB; a cold `lister.get` costs a decode (about 20 µs for a Pod), a lister's
+    /// `list(selector)` decodes the objects it returns (labels are kept beside the encoded
+    /// bytes and checked first), and a `list()` of everything decodes everything.
     ///
     /// Listers, indexers, handlers and tombstones work as with the typed cache, with the
     /// differences [`Indexer::compact`](crate::store::Indexer::compact) lists; objects are

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use kube::Resource;
 use kube::core::{Selector, SelectorExt};
 
-use crate::store::{Indexer, NAMESPACE_INDEX};
+use crate::store::{Indexer, LabelFilter, NAMESPACE_INDEX};
 
 static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
 
@@ -75,7 +75,7 @@ impl<K: Resource> Lister<K> {
     /// Every object, in any namespace, whose labels match `selector` (client-go
     /// `ListAll`). An empty selector matches everything.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
-        self.indexer.select_all(&|obj| matches(selector, obj))
+        self.indexer.select_all(LabelFilter::new(selector).as_ref(), &|obj| matches(selector, obj))
     }
 
     /// The object stored under key `name`: for cluster-scoped kinds, its name.
@@ -142,13 +142,17 @@ fn list_namespace<K: Resource>(
     selector: &Selector,
 ) -> Vec<Arc<K>> {
     let selected = |obj: &K| matches(selector, obj);
+    // A compact store checks labels before decoding; the typed one leaves it to `selected`.
+    let labels = LabelFilter::new(selector);
+    let labels = labels.as_ref();
     if namespace.is_empty() {
-        return indexer.select_all(&selected);
+        return indexer.select_all(labels, &selected);
     }
-    match indexer.select_by_index(NAMESPACE_INDEX, namespace, &selected) {
+    match indexer.select_by_index(NAMESPACE_INDEX, namespace, labels, &selected) {
         Ok(objects) => objects,
         // No namespace index: scan, as client-go does.
-        Err(_) => indexer
-            .select_all(&|obj| obj.meta().namespace.as_deref() == Some(namespace) && selected(obj)),
+        Err(_) => indexer.select_all(labels, &|obj| {
+            obj.meta().namespace.as_deref() == Some(namespace) && selected(obj)
+        }),
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use kube::Resource;
 
 use super::Result;
-use super::compact::{CompactStore, Pending};
+use super::compact::{CompactStore, LabelFilter, Pending};
 use super::index::{IndexFunc, Indexers, StoreIndex};
 
 /// The store's content (client-go `threadSafeMap` without the lock) and the resource
@@ -202,13 +202,19 @@ impl<K: Resource> State<K> {
     }
 
     /// Every object `keep` accepts (the compact store decodes, and applies `keep`, in
-    /// [`Gathered::resolve`], after the lock is released).
-    pub(crate) fn gather_all(&self, keep: &dyn Fn(&K) -> bool) -> Gathered<K> {
+    /// [`Gathered::resolve`], after the lock is released). `labels`, if any, is part of what
+    /// `keep` checks: the compact store applies it first, to the labels it keeps, and decodes
+    /// only the objects it admits.
+    pub(crate) fn gather_all(
+        &self,
+        labels: Option<&LabelFilter>,
+        keep: &dyn Fn(&K) -> bool,
+    ) -> Gathered<K> {
         match &self.storage {
             Storage::Typed(typed) => {
                 Gathered::Objects(typed.items.values().filter(|o| keep(o)).cloned().collect())
             }
-            Storage::Compact(compact) => Gathered::Pending(compact.gather_all()),
+            Storage::Compact(compact) => Gathered::Pending(compact.gather_all(labels)),
         }
     }
 
@@ -218,6 +224,7 @@ impl<K: Resource> State<K> {
         &self,
         name: &str,
         value: &str,
+        labels: Option<&LabelFilter>,
         keep: &dyn Fn(&K) -> bool,
     ) -> Result<Gathered<K>> {
         Ok(match &self.storage {
@@ -232,7 +239,8 @@ impl<K: Resource> State<K> {
                     .collect(),
             ),
             Storage::Compact(compact) => {
-                Gathered::Pending(compact.gather(self.bucket_keys(name, value)?.into_iter()))
+                let keys = self.bucket_keys(name, value)?;
+                Gathered::Pending(compact.gather(keys.into_iter(), labels))
             }
         })
     }
@@ -243,7 +251,7 @@ impl<K: Resource> State<K> {
             Storage::Typed(typed) => Gathered::Objects(
                 keys.into_iter().filter_map(|key| typed.items.get(&**key)).cloned().collect(),
             ),
-            Storage::Compact(compact) => Gathered::Pending(compact.gather(keys.into_iter())),
+            Storage::Compact(compact) => Gathered::Pending(compact.gather(keys.into_iter(), None)),
         }
     }
 

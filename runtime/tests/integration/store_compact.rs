@@ -3,12 +3,13 @@
 //! decoded cache, and the index values it keeps per object. The store's behaviour shared
 //! with the typed store is tested in `store_indexer` (every test there runs in both modes).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::Resource;
-use kube::core::Selector;
+use kube::core::{Expression, Selector};
 use kube_informers_runtime::lister::Lister;
 use kube_informers_runtime::store::{
     CompactConfig, Indexer, Indexers, NAMESPACE_INDEX, index_func, namespace_indexers,
@@ -190,12 +191,7 @@ fn listers_read_a_compact_store_like_a_typed_one() {
         v.sort_by_key(|p| p.metadata.name.clone());
         v
     };
-    let selectors: Vec<Selector> = vec![
-        Selector::default(),
-        [("app", "app-3")].into_iter().collect(),
-        [("app", "nope")].into_iter().collect(),
-    ];
-    for selector in &selectors {
+    for selector in &selectors() {
         assert_eq!(sorted(typed.list(selector)), sorted(compact.list(selector)));
         for ns in ["", "ns-0", "ns-2", "absent"] {
             assert_eq!(
@@ -209,4 +205,80 @@ fn listers_read_a_compact_store_like_a_typed_one() {
         sorted(typed.indexer().by_index(NAMESPACE_INDEX, "ns-1").unwrap()),
         sorted(compact.indexer().by_index(NAMESPACE_INDEX, "ns-1").unwrap())
     );
+}
+
+/// Selectors of every expression kind, over the `app` label testkit's objects carry (ten
+/// values) and a label none carries.
+fn selectors() -> Vec<Selector> {
+    let set =
+        |values: &[&str]| -> BTreeSet<String> { values.iter().map(|v| v.to_string()).collect() };
+    vec![
+        Selector::default(),
+        [("app", "app-3")].into_iter().collect(),
+        [("app", "nope")].into_iter().collect(),
+        Expression::In("app".into(), set(&["app-1", "app-4"])).into(),
+        Expression::NotIn("app".into(), set(&["app-1", "app-4"])).into(),
+        Expression::NotEqual("app".into(), "app-2".into()).into(),
+        Expression::Exists("app".into()).into(),
+        Expression::DoesNotExist("app".into()).into(),
+        Expression::Exists("tier".into()).into(),
+        Expression::DoesNotExist("tier".into()).into(),
+        Expression::NotIn("tier".into(), set(&["web"])).into(),
+        [Expression::Exists("app".into()), Expression::Equal("app".into(), "app-5".into())]
+            .into_iter()
+            .collect(),
+    ]
+}
+
+// The compact store keeps each object's labels beside its bytes, so a lister's label
+// selector is applied before decoding: only the objects it selects are decoded (in every
+// namespace, in one, and through the namespace index), with the same results as the typed
+// store's (where the selector runs on the decoded objects, as in client-go).
+#[test]
+fn a_label_selector_decodes_only_the_objects_it_selects() {
+    let mut pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 30);
+    // Two without any labels, which only `!app`-style expressions select.
+    for pod in &mut pods[..2] {
+        Arc::make_mut(pod).metadata.labels = None;
+    }
+    let typed = Lister::new(Indexer::new(namespace_indexers::<Pod>()));
+    let compact = Lister::new(Indexer::compact(
+        namespace_indexers::<Pod>(),
+        CompactConfig { hot_cache_bytes: 0, ..CompactConfig::default() },
+    ));
+    for pod in &pods {
+        let pod = Arc::new(without_managed_fields(pod.as_ref()));
+        typed.indexer().add(pod.clone()).unwrap();
+        compact.indexer().add(pod).unwrap();
+    }
+    let decoded = || compact.indexer().compact_stats().unwrap().decoded;
+    let names = |v: Vec<Arc<Pod>>| {
+        let mut names: Vec<String> = v.iter().filter_map(|p| p.metadata.name.clone()).collect();
+        names.sort();
+        names
+    };
+    for selector in &selectors() {
+        for ns in ["", "ns-0", "ns-2", "absent"] {
+            let want = names(typed.namespaced(ns).list(selector));
+            let before = decoded();
+            let got = names(compact.namespaced(ns).list(selector));
+            assert_eq!(got, want, "selector {selector} in {ns:?}");
+            let count = want.len() as u64;
+            assert_eq!(decoded() - before, count, "decodes for {selector} in {ns:?}");
+        }
+        let want = names(typed.list(selector));
+        let before = decoded();
+        assert_eq!(names(compact.list(selector)), want, "selector {selector}");
+        assert_eq!(decoded() - before, want.len() as u64, "decodes for {selector}");
+    }
+    // Relabelled: the kept labels follow the update.
+    let mut moved = without_managed_fields(pods[5].as_ref());
+    moved.metadata.labels = Some([("app".to_string(), "moved".to_string())].into());
+    compact.indexer().update(Arc::new(moved)).unwrap();
+    let selector: Selector = [("app", "moved")].into_iter().collect();
+    let before = decoded();
+    assert_eq!(names(compact.list(&selector)), ["obj-5"]);
+    assert_eq!(decoded() - before, 1);
+    let old: Selector = [("app", "app-5")].into_iter().collect();
+    assert!(!names(compact.namespaced("ns-2").list(&old)).contains(&"obj-5".to_string()));
 }

@@ -2,6 +2,7 @@
 //! with zstd (a dictionary once trained) when the `zstd` feature is on.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use kube::Resource;
 use serde::Serialize;
@@ -37,6 +38,9 @@ pub(crate) fn decode_json<K: DeserializeOwned>(bytes: &[u8]) -> serde_json::Resu
 /// under the lock always go with the codec read with them.
 pub(crate) struct Codec<K> {
     pub(crate) decode: DecodeFn<K>,
+    /// Objects decoded so far ([`CompactStats::decoded`](super::CompactStats::decoded)),
+    /// shared with the codec that replaces this one.
+    pub(crate) decoded: Arc<AtomicU64>,
     #[cfg(feature = "zstd")]
     pub(crate) zstd: zstd_codec::Decoder,
 }
@@ -62,9 +66,11 @@ impl<K> Codec<K> {
 
     /// The object stored as `bytes`; an error names what failed, never the contents.
     pub(crate) fn decode(&self, bytes: &[u8], plain_len: u32) -> Result<K, String> {
-        self.plain(bytes, plain_len, self.decode)?.map_err(|e| {
+        let obj = self.plain(bytes, plain_len, self.decode)?.map_err(|e| {
             format!("{:?} error at line {} column {}", e.classify(), e.line(), e.column())
-        })
+        })?;
+        self.decoded.fetch_add(1, Ordering::Relaxed);
+        Ok(obj)
     }
 }
 

@@ -64,4 +64,7 @@ pub struct CompactStats {
     pub cached_objects: usize,
     /// Their estimated size (see [`CompactConfig::hot_cache_bytes`]).
     pub cached_bytes: usize,
+    /// Objects decoded from their stored bytes since the store was created: the reads the
+    /// decoded cache did not serve. A label selector only decodes the objects it selects.
+    pub decoded: u64,
 }

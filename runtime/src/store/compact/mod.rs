@@ -2,13 +2,15 @@
 //! without `metadata.managedFields`, zstd-compressed with a dictionary trained per store),
 //! decoded on read, with a small cache of decoded objects bounded by bytes (issue 18).
 //!
-//! What is kept per object: its key, its encoded bytes, and the values it is indexed
-//! under (computed at insert, so that index buckets hold keys only and an update or a
-//! delete removes the old entries without decoding the old object).
+//! What is kept per object: its key, its encoded bytes, the values it is indexed under
+//! (computed at insert, so that index buckets hold keys only and an update or a delete
+//! removes the old entries without decoding the old object), and its labels (so that a
+//! label selector decodes only the objects it selects).
 
 mod codec;
 mod config;
 mod hot;
+mod labels;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -25,6 +27,8 @@ use self::codec::zstd_codec;
 use self::codec::{Codec, Encoder, Part, decode_json, encode_json, undecodable};
 pub use self::config::{CompactConfig, CompactStats, DECODED_BYTES_PER_JSON_BYTE};
 use self::hot::HotCache;
+pub(crate) use self::labels::LabelFilter;
+use self::labels::StoredLabels;
 use super::index::{ItemValues, SlotValues, StoreIndex};
 use super::{Result, StoreError};
 
@@ -36,6 +40,7 @@ struct Item {
     plain_len: u32,
     /// The values it is indexed under, per indexer slot.
     values: ItemValues,
+    labels: StoredLabels,
 }
 
 impl Item {
@@ -77,6 +82,7 @@ impl<K: Resource + Clone + Serialize + DeserializeOwned> CompactStore<K> {
             index: StoreIndex::new(indexers),
             codec: Arc::new(Codec {
                 decode: decode_json::<K>,
+                decoded: Arc::default(),
                 #[cfg(feature = "zstd")]
                 zstd: zstd_codec::Decoder::new(None),
             }),
@@ -108,6 +114,7 @@ impl<K: Resource> CompactStore<K> {
             dictionary_bytes: self.dictionary_bytes,
             cached_objects: hot.len(),
             cached_bytes: hot.used(),
+            decoded: self.codec.decoded.load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -171,7 +178,8 @@ impl<K: Resource> CompactStore<K> {
             Some(&obj),
             Some(&()),
         );
-        let item = Item { bytes, plain_len, values };
+        let labels = StoredLabels::of(obj.meta().labels.as_ref());
+        let item = Item { bytes, plain_len, values, labels };
         if Self::cacheable(&obj) {
             let estimate = item.decoded_estimate();
             self.hot.get_mut().put(&key, obj, estimate);
@@ -215,7 +223,8 @@ impl<K: Resource> CompactStore<K> {
                 Some(&obj),
                 Some(&()),
             );
-            self.items.insert(key, Item { bytes, plain_len, values });
+            let labels = StoredLabels::of(obj.meta().labels.as_ref());
+            self.items.insert(key, Item { bytes, plain_len, values, labels });
         }
         self.maybe_train();
         Ok(())
@@ -251,19 +260,29 @@ impl<K: Resource> CompactStore<K> {
         Ok(())
     }
 
-    /// Every object, with those not in the decoded cache left to decode after the lock is
-    /// released.
-    pub(crate) fn gather_all(&self) -> Pending<K> {
-        let mut hot = self.hot.lock();
-        let parts = self.items.iter().map(|(key, item)| Self::part(&mut hot, key, item)).collect();
-        Pending { codec: Arc::clone(&self.codec), parts }
+    /// Every object whose kept labels `labels` admits, with those not in the decoded cache
+    /// left to decode after the lock is released.
+    pub(crate) fn gather_all(&self, labels: Option<&LabelFilter>) -> Pending<K> {
+        self.gather_items(self.items.iter(), labels)
     }
 
     /// The objects under `keys`, as [`gather_all`](Self::gather_all) does.
-    pub(crate) fn gather<'a>(&self, keys: impl Iterator<Item = &'a Arc<str>>) -> Pending<K> {
+    pub(crate) fn gather<'a>(
+        &self,
+        keys: impl Iterator<Item = &'a Arc<str>>,
+        labels: Option<&LabelFilter>,
+    ) -> Pending<K> {
+        self.gather_items(keys.filter_map(|key| self.items.get_key_value(&**key)), labels)
+    }
+
+    fn gather_items<'a>(
+        &self,
+        items: impl Iterator<Item = (&'a Arc<str>, &'a Item)>,
+        labels: Option<&LabelFilter>,
+    ) -> Pending<K> {
         let mut hot = self.hot.lock();
-        let parts = keys
-            .filter_map(|key| self.items.get_key_value(&**key))
+        let parts = items
+            .filter(|(_, item)| labels.is_none_or(|filter| filter.admits(&item.labels)))
             .map(|(key, item)| Self::part(&mut hot, key, item))
             .collect();
         Pending { codec: Arc::clone(&self.codec), parts }
@@ -342,6 +361,7 @@ impl<K: Resource> CompactStore<K> {
             };
             let new_codec = Arc::new(Codec {
                 decode: codec.decode,
+                decoded: Arc::clone(&codec.decoded),
                 zstd: zstd_codec::Decoder::new(Some(&dictionary)),
             });
             let encoder = self.encoder.get_mut();
