@@ -10,7 +10,7 @@ use kube::core::{Expression, Selector};
 /// An object's labels in one allocation: each key and value preceded by its length
 /// (LEB128), pairs in key order. `None` for no labels (absent or empty, which selectors
 /// treat alike).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct StoredLabels(Option<Box<[u8]>>);
 
 impl StoredLabels {

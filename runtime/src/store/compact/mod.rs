@@ -40,6 +40,7 @@ struct Item {
     plain_len: u32,
     /// The values it is indexed under, per indexer slot.
     values: ItemValues,
+    /// Its labels, for label selectors (see [`LabelFilter`]).
     labels: StoredLabels,
 }
 
