@@ -89,7 +89,9 @@ where
     ///   key, if it is still cached), not necessarily the `Arc` that was inserted. Compare
     ///   objects by value, not with `Arc::ptr_eq`.
     /// - **Reads cost a decode** on a cache miss (about 20 µs for a realistic Pod):
-    ///   [`get_by_key`](Self::get_by_key) and the other point reads fill the cache;
+    ///   [`get_by_key`](Self::get_by_key) and the other point reads fill the cache with a
+    ///   key on its second read in a while (its first only decodes, so a pass that reads
+    ///   many keys once each does not evict the hot ones);
     ///   [`list`](Self::list), [`by_index`](Self::by_index) and [`index`](Self::index) use
     ///   it but do not fill it (one scan would evict every hot key), and decode after
     ///   releasing the lock, so writers are not held up by a long list.

@@ -110,8 +110,12 @@ fn the_decoded_cache_serves_the_object_inserted_unless_it_carries_managed_fields
     let got = store.get(&pods[1]).unwrap();
     assert!(!Arc::ptr_eq(&got, &pods[1]));
     assert_eq!(got.metadata.managed_fields, None);
-    // A point read caches what it decoded.
-    assert!(Arc::ptr_eq(&store.get(&pods[1]).unwrap(), &got));
+    // A key's first point read only decodes; its second caches what it decoded, which the
+    // third then gets.
+    assert_eq!(store.compact_stats().unwrap().cached_objects, 1);
+    let again = store.get(&pods[1]).unwrap();
+    assert!(!Arc::ptr_eq(&again, &got));
+    assert!(Arc::ptr_eq(&store.get(&pods[1]).unwrap(), &again));
     assert_eq!(store.compact_stats().unwrap().cached_objects, 2);
     // Bulk reads return the cached objects too.
     assert!(store.list().iter().any(|p| Arc::ptr_eq(p, &plain)));
@@ -119,6 +123,42 @@ fn the_decoded_cache_serves_the_object_inserted_unless_it_carries_managed_fields
     store.delete(&plain).unwrap();
     assert!(store.get(&plain).is_none());
     assert_eq!(store.compact_stats().unwrap().cached_objects, 1);
+}
+
+// A pass that reads many keys once each (a resync's worker, a report) would otherwise fill
+// the decoded cache with objects read once, evict the hot ones, and pay for each eviction in
+// the read that causes it. Keys are admitted on their second read instead (the doorkeeper of
+// TinyLFU caches).
+#[test]
+fn a_pass_over_many_keys_read_once_leaves_the_hot_keys_cached() {
+    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 60);
+    // Room for about four decoded Pods.
+    let config = CompactConfig { hot_cache_bytes: 160_000, ..CompactConfig::default() };
+    let store = Indexer::compact(namespace_indexers::<Pod>(), config);
+    for pod in &pods {
+        // Inserted with managedFields, so the inserts themselves cache nothing.
+        store.add(pod.clone()).unwrap();
+    }
+    assert_eq!(store.compact_stats().unwrap().cached_objects, 0);
+    let hot = &pods[0];
+    let _ = store.get(hot);
+    let cached = store.get(hot).unwrap();
+    assert_eq!(store.compact_stats().unwrap().cached_objects, 1);
+    let decoded = store.compact_stats().unwrap().decoded;
+    for pod in &pods[1..] {
+        assert!(store.get(pod).is_some());
+    }
+    let stats = store.compact_stats().unwrap();
+    assert_eq!(stats.decoded - decoded, 59, "each key read once is decoded once");
+    assert_eq!(stats.cached_objects, 1, "and none of them is cached");
+    assert!(Arc::ptr_eq(&store.get(hot).unwrap(), &cached), "the hot key stayed cached");
+    // Read twice, a key is cached even when that evicts others.
+    for pod in &pods[1..10] {
+        let _ = store.get(pod);
+        let _ = store.get(pod);
+    }
+    let stats = store.compact_stats().unwrap();
+    assert!(stats.cached_objects > 1 && stats.cached_bytes <= 160_000, "{stats:?}");
 }
 
 #[test]

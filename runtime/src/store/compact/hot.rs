@@ -1,7 +1,11 @@
 //! The decoded cache of a compact store: `Arc<K>`s of hot keys, bounded by estimated bytes.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::Arc;
+
+/// Bits of the doorkeeper (4 KiB): keys read once recently, by hash.
+const DOORKEEPER_BITS: usize = 1 << 15;
 
 /// Decoded objects of hot keys, bounded by their estimated bytes; evicts with CLOCK
 /// (second chance): a key read since it was last passed over stays one more round.
@@ -13,6 +17,12 @@ pub(crate) struct HotCache<K> {
     /// Keys in insertion order with the number of their entry; a number that no longer
     /// matches is a removed or replaced entry, skipped.
     clock: VecDeque<(Arc<str>, u64)>,
+    /// One bit per key hash, set by a key's first read ([`admit`](Self::admit)); cleared
+    /// whole once a quarter of the bits were set, so "recently" is the last ~8,000 first
+    /// reads. A collision admits a key on its first read, which is harmless. The hash is
+    /// the same in every run (`DefaultHasher::new`), so what a test sees does not vary.
+    doorkeeper: Box<[u64]>,
+    doorkeeper_set: usize,
 }
 
 struct HotEntry<K> {
@@ -24,7 +34,38 @@ struct HotEntry<K> {
 
 impl<K> HotCache<K> {
     pub(crate) fn new(budget: usize) -> Self {
-        Self { budget, used: 0, next: 0, entries: HashMap::new(), clock: VecDeque::new() }
+        Self {
+            budget,
+            used: 0,
+            next: 0,
+            entries: HashMap::new(),
+            clock: VecDeque::new(),
+            doorkeeper: vec![0; DOORKEEPER_BITS / 64].into_boxed_slice(),
+            doorkeeper_set: 0,
+        }
+    }
+
+    /// Whether a point read that missed should cache what it decoded: only on the key's
+    /// second read in a while (the doorkeeper of TinyLFU caches). A pass over many keys
+    /// read once each then neither evicts the hot keys nor pays, in each read, for
+    /// evicting an object.
+    pub(crate) fn admit(&mut self, key: &str) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        let bit =
+            BuildHasherDefault::<DefaultHasher>::default().hash_one(key) as usize % DOORKEEPER_BITS;
+        let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+        if self.doorkeeper[word] & mask != 0 {
+            return true;
+        }
+        if self.doorkeeper_set >= DOORKEEPER_BITS / 4 {
+            self.doorkeeper.fill(0);
+            self.doorkeeper_set = 0;
+        }
+        self.doorkeeper[word] |= mask;
+        self.doorkeeper_set += 1;
+        false
     }
 
     /// The cached object, marked as read.
@@ -124,6 +165,28 @@ mod tests {
             cache.put(&key(2), Arc::new(2), 1);
         }
         assert!(cache.clock.len() <= 2 * cache.entries.len() + 64);
+    }
+
+    #[test]
+    fn keys_are_admitted_on_their_second_read_and_the_doorkeeper_forgets() {
+        let mut cache = HotCache::<u32>::new(100);
+        assert!(!cache.admit("a"));
+        assert!(cache.admit("a"));
+        assert!(cache.admit("a"), "stays admitted until the doorkeeper is cleared");
+        // Once a quarter of the bits are set, the next first read clears them all: only the
+        // bit of that read is left.
+        let mut i = 0;
+        while cache.doorkeeper_set < DOORKEEPER_BITS / 4 {
+            let _ = cache.admit(&format!("k{i}"));
+            i += 1;
+            assert!(i < 4 * DOORKEEPER_BITS, "never filled");
+        }
+        while cache.admit(&format!("k{i}")) {
+            i += 1;
+        }
+        let bits: u32 = cache.doorkeeper.iter().map(|word| word.count_ones()).sum();
+        assert_eq!((bits, cache.doorkeeper_set), (1, 1));
+        assert!(!HotCache::<u32>::new(0).admit("a"), "a zero budget admits nothing");
     }
 
     #[test]

@@ -123,7 +123,8 @@ impl<K: Resource> CompactStore<K> {
         self.items.keys()
     }
 
-    /// A point read: from the decoded cache, or decoded and then cached. Call it under
+    /// A point read: from the decoded cache, or decoded and then cached if the key was
+    /// read recently too ([`HotCache::admit`]). Call it under
     /// the store's lock (read or write), so that no writer changes `key` between the
     /// decode and the caching.
     pub(crate) fn get(&self, key: &str) -> Option<Arc<K>> {
@@ -132,7 +133,10 @@ impl<K: Resource> CompactStore<K> {
             return Some(obj);
         }
         let obj = Arc::new(self.decode_item(key, item)?);
-        self.hot.lock().put(key, Arc::clone(&obj), item.decoded_estimate());
+        let mut hot = self.hot.lock();
+        if hot.admit(key) {
+            hot.put(key, Arc::clone(&obj), item.decoded_estimate());
+        }
         Some(obj)
     }
 
