@@ -214,19 +214,26 @@ fn index_values_are_computed_at_insert_and_kept() {
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
 }
 
-#[test]
-fn listers_read_a_compact_store_like_a_typed_one() {
-    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 30);
+/// Listers over a typed and a compact store (with a decoded cache of `hot_cache_bytes`)
+/// that both hold `pods` without managedFields.
+fn typed_and_compact(pods: &[Arc<Pod>], hot_cache_bytes: usize) -> (Lister<Pod>, Lister<Pod>) {
     let typed = Lister::new(Indexer::new(namespace_indexers::<Pod>()));
     let compact = Lister::new(Indexer::compact(
         namespace_indexers::<Pod>(),
-        CompactConfig { hot_cache_bytes: 100_000, ..CompactConfig::default() },
+        CompactConfig { hot_cache_bytes, ..CompactConfig::default() },
     ));
-    for pod in &pods {
+    for pod in pods {
         let pod = Arc::new(without_managed_fields(pod.as_ref()));
         typed.indexer().add(pod.clone()).unwrap();
         compact.indexer().add(pod).unwrap();
     }
+    (typed, compact)
+}
+
+#[test]
+fn listers_read_a_compact_store_like_a_typed_one() {
+    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 30);
+    let (typed, compact) = typed_and_compact(&pods, 100_000);
     let sorted = |mut v: Vec<Arc<Pod>>| {
         v.sort_by_key(|p| p.metadata.name.clone());
         v
@@ -281,16 +288,7 @@ fn a_label_selector_decodes_only_the_objects_it_selects() {
     for pod in &mut pods[..2] {
         Arc::make_mut(pod).metadata.labels = None;
     }
-    let typed = Lister::new(Indexer::new(namespace_indexers::<Pod>()));
-    let compact = Lister::new(Indexer::compact(
-        namespace_indexers::<Pod>(),
-        CompactConfig { hot_cache_bytes: 0, ..CompactConfig::default() },
-    ));
-    for pod in &pods {
-        let pod = Arc::new(without_managed_fields(pod.as_ref()));
-        typed.indexer().add(pod.clone()).unwrap();
-        compact.indexer().add(pod).unwrap();
-    }
+    let (typed, compact) = typed_and_compact(&pods, 0);
     let decoded = || compact.indexer().compact_stats().unwrap().decoded;
     let names = |v: Vec<Arc<Pod>>| {
         let mut names: Vec<String> = v.iter().filter_map(|p| p.metadata.name.clone()).collect();
