@@ -8,7 +8,7 @@ use std::sync::Arc;
 use kube::Resource;
 use kube::core::{Selector, SelectorExt};
 
-use crate::store::{Indexer, LabelFilter, NAMESPACE_INDEX};
+use crate::store::{Indexer, NAMESPACE_INDEX};
 
 static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
 
@@ -75,7 +75,7 @@ impl<K: Resource> Lister<K> {
     /// Every object, in any namespace, whose labels match `selector` (client-go
     /// `ListAll`). An empty selector matches everything.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
-        self.indexer.select_all(LabelFilter::new(selector).as_ref(), &|obj| matches(selector, obj))
+        self.indexer.select_all(Some(selector), &|obj| matches(selector, obj))
     }
 
     /// The object stored under key `name`: for cluster-scoped kinds, its name.
@@ -143,8 +143,7 @@ fn list_namespace<K: Resource>(
 ) -> Vec<Arc<K>> {
     let selected = |obj: &K| matches(selector, obj);
     // A compact store checks labels before decoding; the typed one leaves it to `selected`.
-    let labels = LabelFilter::new(selector);
-    let labels = labels.as_ref();
+    let labels = Some(selector);
     if namespace.is_empty() {
         return indexer.select_all(labels, &selected);
     }

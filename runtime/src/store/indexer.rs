@@ -8,7 +8,7 @@ use parking_lot::RwLock;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::compact::{CompactConfig, CompactStats, CompactStore, LabelFilter};
+use super::compact::{CompactConfig, CompactStats, CompactStore};
 use super::index::Indexers;
 use super::state::{State, Storage};
 use super::view::{IndexerTxn, IndexerView};
@@ -227,11 +227,11 @@ impl<K: Resource> Indexer<K> {
     }
 
     /// Every stored object `keep` accepts. A compact store decodes after releasing the
-    /// lock (and applies `keep` then), only the objects whose labels `labels` admits (a
-    /// filter `keep` must imply: the typed store leaves it to `keep`).
+    /// lock (and applies `keep` then), only the objects whose labels the selector `labels`
+    /// selects (a check `keep` must include: the typed store leaves it to `keep`).
     pub(crate) fn select_all(
         &self,
-        labels: Option<&LabelFilter>,
+        labels: Option<&kube::core::Selector>,
         keep: &dyn Fn(&K) -> bool,
     ) -> Vec<Arc<K>> {
         let gathered = self.state.read().gather_all(labels, keep);
@@ -244,7 +244,7 @@ impl<K: Resource> Indexer<K> {
         &self,
         name: &str,
         value: &str,
-        labels: Option<&LabelFilter>,
+        labels: Option<&kube::core::Selector>,
         keep: &dyn Fn(&K) -> bool,
     ) -> Result<Vec<Arc<K>>> {
         let gathered = self.state.read().gather_bucket(name, value, labels, keep)?;

@@ -24,7 +24,6 @@ mod key;
 mod state;
 mod view;
 
-pub(crate) use compact::LabelFilter;
 pub use compact::{CompactConfig, CompactStats, DECODED_BYTES_PER_JSON_BYTE};
 pub use error::{KeyError, Result, StoreError};
 pub use index::{

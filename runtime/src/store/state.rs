@@ -6,7 +6,9 @@ use std::sync::Arc;
 use kube::Resource;
 
 use super::Result;
-use super::compact::{CompactStore, LabelFilter, Pending};
+use kube::core::Selector;
+
+use super::compact::{CompactStore, Pending};
 use super::index::{IndexFunc, Indexers, StoreIndex};
 
 /// The store's content (client-go `threadSafeMap` without the lock) and the resource
@@ -207,7 +209,7 @@ impl<K: Resource> State<K> {
     /// only the objects it admits.
     pub(crate) fn gather_all(
         &self,
-        labels: Option<&LabelFilter>,
+        labels: Option<&Selector>,
         keep: &dyn Fn(&K) -> bool,
     ) -> Gathered<K> {
         match &self.storage {
@@ -224,7 +226,7 @@ impl<K: Resource> State<K> {
         &self,
         name: &str,
         value: &str,
-        labels: Option<&LabelFilter>,
+        labels: Option<&Selector>,
         keep: &dyn Fn(&K) -> bool,
     ) -> Result<Gathered<K>> {
         Ok(match &self.storage {

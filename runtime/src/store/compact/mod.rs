@@ -17,6 +17,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use kube::Resource;
+use kube::core::Selector;
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -27,8 +28,7 @@ use self::codec::zstd_codec;
 use self::codec::{Codec, Encoder, Part, decode_json, encode_json, undecodable};
 pub use self::config::{CompactConfig, CompactStats, DECODED_BYTES_PER_JSON_BYTE};
 use self::hot::HotCache;
-pub(crate) use self::labels::LabelFilter;
-use self::labels::StoredLabels;
+use self::labels::{LabelFilter, StoredLabels};
 use super::index::{ItemValues, SlotValues, StoreIndex};
 use super::{Result, StoreError};
 
@@ -265,9 +265,9 @@ impl<K: Resource> CompactStore<K> {
         Ok(())
     }
 
-    /// Every object whose kept labels `labels` admits, with those not in the decoded cache
-    /// left to decode after the lock is released.
-    pub(crate) fn gather_all(&self, labels: Option<&LabelFilter>) -> Pending<K> {
+    /// Every object whose kept labels the selector `labels` selects, with those not in the
+    /// decoded cache left to decode after the lock is released.
+    pub(crate) fn gather_all(&self, labels: Option<&Selector>) -> Pending<K> {
         self.gather_items(self.items.iter(), labels)
     }
 
@@ -275,7 +275,7 @@ impl<K: Resource> CompactStore<K> {
     pub(crate) fn gather<'a>(
         &self,
         keys: impl Iterator<Item = &'a Arc<str>>,
-        labels: Option<&LabelFilter>,
+        labels: Option<&Selector>,
     ) -> Pending<K> {
         self.gather_items(keys.filter_map(|key| self.items.get_key_value(&**key)), labels)
     }
@@ -283,11 +283,12 @@ impl<K: Resource> CompactStore<K> {
     fn gather_items<'a>(
         &self,
         items: impl Iterator<Item = (&'a Arc<str>, &'a Item)>,
-        labels: Option<&LabelFilter>,
+        labels: Option<&Selector>,
     ) -> Pending<K> {
+        let labels = labels.and_then(LabelFilter::new);
         let mut hot = self.hot.lock();
         let parts = items
-            .filter(|(_, item)| labels.is_none_or(|filter| filter.admits(&item.labels)))
+            .filter(|(_, item)| labels.as_ref().is_none_or(|filter| filter.admits(&item.labels)))
             .map(|(key, item)| Self::part(&mut hot, key, item))
             .collect();
         Pending { codec: Arc::clone(&self.codec), parts }
