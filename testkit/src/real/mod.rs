@@ -36,7 +36,7 @@ pub use proxy::{FaultProxy, WATCH_PROGRESS_DISABLED};
 
 use crate::error::{Error, Result};
 use assets::Binaries;
-use process::{ServerProcess, free_port};
+use process::{START_ATTEMPTS, ServerProcess, free_port, port_taken};
 
 /// The user name of [`RealApiServer::unprivileged_client`]: authenticated, in no group, so
 /// RBAC denies it everything not granted to `system:authenticated`.
@@ -94,8 +94,25 @@ impl RealApiServerBuilder {
     }
 
     /// Starts etcd, then kube-apiserver, and waits until the server is ready and its
-    /// `default` namespace exists.
+    /// `default` namespace exists. A start that fails because another process took a port
+    /// between [`free_port`] and the server binding it is retried on new ports.
     pub async fn start(self) -> Result<RealApiServer> {
+        let mut attempt = 1;
+        loop {
+            match self.clone().start_once().await {
+                Err(err) if attempt < START_ATTEMPTS && port_taken(&err) => {
+                    tracing::warn!(
+                        attempt,
+                        "a control-plane port was taken before its server bound it; starting again"
+                    );
+                    attempt += 1;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    async fn start_once(self) -> Result<RealApiServer> {
         let binaries = Binaries::locate()?;
         let dir = tempfile::Builder::new()
             .prefix("kube-informers-real-")

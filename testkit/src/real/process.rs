@@ -78,8 +78,37 @@ impl ServerProcess {
 }
 
 /// A loopback port that was free a moment ago (bound, read, released). Another process may
-/// take it before the server binds it; the server then fails to start with a clear log.
+/// take it before the server binds it (any outgoing connection can be given it): the server
+/// then exits, [`port_taken`] says so, and the start is retried on new ports.
 pub(crate) fn free_port() -> Result<u16> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(Error::Bind)?;
     Ok(listener.local_addr().map_err(Error::Bind)?.port())
+}
+
+/// How many times a control plane is started before a taken port fails the start.
+pub(crate) const START_ATTEMPTS: u32 = 3;
+
+/// Whether `err` is a server that exited because its port was taken (Go's `bind: address
+/// already in use`, from etcd or kube-apiserver).
+pub(crate) fn port_taken(err: &Error) -> bool {
+    matches!(err, Error::RealServerExited { log_tail, .. } if log_tail.contains("address already in use"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_server_that_could_not_bind_its_port_counts_as_port_taken() {
+        let exited = |log_tail: &str| Error::RealServerExited {
+            name: "etcd",
+            status: "exit status: 1".into(),
+            log_tail: log_tail.into(),
+        };
+        assert!(port_taken(&exited(
+            r#"{"level":"fatal","msg":"discovery failed","error":"listen tcp 127.0.0.1:43503: bind: address already in use"}"#
+        )));
+        assert!(!port_taken(&exited(r#"{"level":"fatal","msg":"cannot access data directory"}"#)));
+        assert!(!port_taken(&Error::Setup("address already in use".into())));
+    }
 }
