@@ -95,7 +95,7 @@ impl RealApiServerBuilder {
 
     /// Starts etcd, then kube-apiserver, and waits until the server is ready and its
     /// `default` namespace exists. A start that fails because another process took a port
-    /// between [`free_port`] and the server binding it is retried on new ports.
+    /// between picking it free and the server binding it is retried on new ports.
     pub async fn start(self) -> Result<RealApiServer> {
         let mut attempt = 1;
         loop {
