@@ -5,14 +5,16 @@
 //! heap than its own clone (94.5 KB against 79 KB for a realistic Pod with
 //! managedFields); kube-runtime's store pays a clone of every object (about 55 µs per
 //! Pod) to drop that slack. Here one pre-scan of the object's bytes
-//! ([`scan`](scan::scan), a few µs per Pod: `memchr` through strings) records where the
-//! object ends and how many elements each array holds, and [`Hinted`](hinted::Hinted)
+//! ([`scan`](scan::scan), about 6 µs per 9 KB Pod: [`blocks`] finds the structural
+//! characters 64 bytes at a time) records where the object ends and how many elements
+//! each array holds, and [`Hinted`](hinted::Hinted)
 //! hands those lengths to the sequences in document order as size hints.
 //!
 //! Lengths are only capacity hints: a value decodes the same with or without them, and
 //! if the decoder and the scan ever disagree on which arrays were visited the hints stop
 //! for the rest of the object.
 
+mod blocks;
 mod hinted;
 mod scan;
 
@@ -82,5 +84,9 @@ impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectHinted<'_, K> {
     }
 }
 
+#[cfg(test)]
+mod scan_reference;
+#[cfg(test)]
+mod scan_tests;
 #[cfg(test)]
 mod tests;
