@@ -15,12 +15,14 @@
 //! With `--repeat N` every mode runs N times (round-robin) and the table shows medians.
 //! With several Pod counts (the real server only) the same server is measured at each, the
 //! difference seeded between rounds, and a last table compares each mode's cost per object
-//! at every count with its cost at the first.
+//! at every count with its cost at the first. Last, issue 18's acceptance ratios that the
+//! run's modes decide, each met or missed (`targets` in the JSON).
 
 mod args;
 mod error;
 mod server;
 mod table;
+mod targets;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -277,6 +279,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         rounds.push(run_round(&args, &backend, &kube, "configmaps", args.configmaps).await?);
     }
     table::print_scale(&rounds);
+    let targets = targets::decide(&rounds);
     let seeding: Vec<Value> = seed_times
         .kinds
         .iter()
@@ -301,6 +304,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         "load_average": {"start": load_at_start, "end": load_at_end},
         "seeding": seeding,
         "rounds": rounds,
+        "targets": targets,
     });
     std::fs::write(&args.out, serde_json::to_string_pretty(&results)?)?;
     println!("\nwrote {} ({:.0} s in all)", args.out.display(), started.elapsed().as_secs_f64());
