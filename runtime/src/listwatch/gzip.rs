@@ -6,20 +6,26 @@
 //! connection task and the task decoding the list. Inflating costs less than those
 //! hand-offs and the decryption of the bytes saved.
 //!
-//! [`BodyDecoding`] turns the body's chunks, as they arrive, into plain pieces for the
-//! list decoder; a compressed chunk is inflated a few KiB of input at a time, so that one
-//! piece stays within about 4 MiB however well the chunk compresses.
+//! [`BodyDecoding`] appends the body's plain bytes, as its chunks arrive, to the buffer of
+//! a [`PlainSink`] (the list decoder's own), a bounded piece at a time. A compressed chunk
+//! is inflated by zlib-rs straight into that buffer: no intermediate copy, and zlib checks
+//! the gzip header, CRC-32 and length itself (measured on a 9.25 MB list of 1,000 Pods
+//! compressed as kube-apiserver does, Go's level 1: 7.8 ms against 9.5 ms for flate2's
+//! writer over miniz_oxide, which also copied each piece twice more).
 
-use std::io::{self, Write};
+use std::io;
 
-use flate2::write::MultiGzDecoder;
+use flate2::{Decompress, FlushDecompress, Status};
 
 /// The `Accept-Encoding` of a list request.
 const ACCEPT_GZIP: http::HeaderValue = http::HeaderValue::from_static("gzip");
 
-/// Compressed bytes inflated at a time: deflate expands at most about 1,032 times, so a
-/// piece of plain bytes stays within about 4 MiB.
-const INPUT_STEP: usize = 4 * 1024;
+/// The room made at the end of the sink's buffer for each inflated piece: a piece is at
+/// most the buffer's spare capacity, however well the chunk compresses.
+const OUTPUT_STEP: usize = 64 * 1024;
+
+/// gzip's window: 2^15 bytes, the most it allows (and what Go writes).
+const WINDOW_BITS: u8 = 15;
 
 /// Asks for a gzip-compressed body, unless the request already names its encodings.
 pub(crate) fn accepting_gzip(
@@ -31,12 +37,40 @@ pub(crate) fn accepting_gzip(
     })
 }
 
+/// Where a body's plain bytes go: appended to [`buffer`](Self::buffer), then announced to
+/// [`appended`](Self::appended), which may consume them from the buffer's front.
+pub(crate) trait PlainSink {
+    /// The buffer the next plain bytes are appended to.
+    fn buffer(&mut self) -> &mut Vec<u8>;
+    /// `bytes` more plain bytes are at the end of the buffer.
+    fn appended(&mut self, bytes: usize) -> Result<(), kube::Error>;
+}
+
+/// The whole body in one buffer.
+impl PlainSink for Vec<u8> {
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        self
+    }
+
+    fn appended(&mut self, _bytes: usize) -> Result<(), kube::Error> {
+        Ok(())
+    }
+}
+
 /// How a body's bytes become the plain bytes of the list.
 pub(crate) enum BodyDecoding {
     /// Not compressed: each chunk as it is.
     Identity,
     /// `Content-Encoding: gzip` (any number of members, as Go's reader takes).
-    Gzip(Box<MultiGzDecoder<Vec<u8>>>),
+    Gzip(Box<Inflating>),
+}
+
+/// A gzip body being inflated.
+pub(crate) struct Inflating {
+    /// The current member's inflater (zlib's gzip mode).
+    member: Decompress,
+    /// The current member has ended (its trailer checked): more bytes start another.
+    ended: bool,
 }
 
 impl BodyDecoding {
@@ -48,7 +82,8 @@ impl BodyDecoding {
         };
         let encoding = encoding.to_str().unwrap_or("").trim();
         if encoding.eq_ignore_ascii_case("gzip") {
-            Ok(Self::Gzip(Box::new(MultiGzDecoder::new(Vec::new()))))
+            let member = Decompress::new_gzip(WINDOW_BITS);
+            Ok(Self::Gzip(Box::new(Inflating { member, ended: false })))
         } else if encoding.is_empty() || encoding.eq_ignore_ascii_case("identity") {
             Ok(Self::Identity)
         } else {
@@ -56,61 +91,69 @@ impl BodyDecoding {
         }
     }
 
-    /// Hands the plain bytes of `chunk` to `out`, in one piece or (compressed) several.
+    /// Appends the plain bytes of `chunk` to `sink`, in one piece or (compressed) several.
     pub(crate) fn feed(
         &mut self,
         chunk: &[u8],
-        out: &mut dyn FnMut(&[u8]) -> Result<(), kube::Error>,
+        sink: &mut dyn PlainSink,
     ) -> Result<(), kube::Error> {
         match self {
-            Self::Identity => out(chunk),
-            Self::Gzip(decoder) => {
-                for input in chunk.chunks(INPUT_STEP) {
-                    decoder.write_all(input).map_err(corrupt)?;
-                    drain(decoder, out)?;
+            Self::Identity => {
+                sink.buffer().extend_from_slice(chunk);
+                sink.appended(chunk.len())
+            }
+            Self::Gzip(inflating) => inflating.inflate(chunk, sink),
+        }
+    }
+
+    /// Ends the body: a compressed body cut short (its last member without its trailer,
+    /// or no member at all) is an error.
+    pub(crate) fn finish(self) -> Result<(), kube::Error> {
+        match self {
+            Self::Gzip(inflating) if !inflating.ended => {
+                Err(invalid("a gzip list body ends inside a member".into()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Inflating {
+    /// Inflates all of `input` into `sink`, a piece of at most the buffer's spare capacity
+    /// at a time.
+    fn inflate(&mut self, mut input: &[u8], sink: &mut dyn PlainSink) -> Result<(), kube::Error> {
+        loop {
+            if self.ended {
+                if input.is_empty() {
+                    return Ok(());
                 }
-                Ok(())
+                self.member = Decompress::new_gzip(WINDOW_BITS);
+                self.ended = false;
+            }
+            let buffer = sink.buffer();
+            buffer.reserve(OUTPUT_STEP);
+            let (read, written) = (self.member.total_in(), self.member.total_out());
+            let status = self
+                .member
+                .decompress_vec(input, buffer, FlushDecompress::None)
+                .map_err(|err| invalid(format!("a gzip list body does not inflate: {err}")))?;
+            let consumed = (self.member.total_in() - read) as usize;
+            let produced = (self.member.total_out() - written) as usize;
+            input = &input[consumed..];
+            if produced > 0 {
+                sink.appended(produced)?;
+            }
+            if status == Status::StreamEnd {
+                self.ended = true;
+            } else if consumed == 0 && produced == 0 {
+                if input.is_empty() {
+                    // The rest of the member is in later chunks.
+                    return Ok(());
+                }
+                return Err(invalid("a gzip list body stops inflating".into()));
             }
         }
     }
-
-    /// Ends the body: the last plain bytes go to `out`; a compressed body cut short (no
-    /// complete gzip trailer) is an error.
-    pub(crate) fn finish(
-        self,
-        out: &mut dyn FnMut(&[u8]) -> Result<(), kube::Error>,
-    ) -> Result<(), kube::Error> {
-        match self {
-            Self::Identity => Ok(()),
-            Self::Gzip(mut decoder) => {
-                decoder.try_finish().map_err(corrupt)?;
-                drain(&mut decoder, out)
-            }
-        }
-    }
-}
-
-/// Hands what the decoder inflated to `out` and empties its buffer.
-fn drain(
-    decoder: &mut MultiGzDecoder<Vec<u8>>,
-    out: &mut dyn FnMut(&[u8]) -> Result<(), kube::Error>,
-) -> Result<(), kube::Error> {
-    if decoder.get_ref().is_empty() {
-        return Ok(());
-    }
-    out(decoder.get_ref())?;
-    let buffer = decoder.get_mut();
-    buffer.clear();
-    // One huge piece does not keep its buffer for the rest of the body.
-    if buffer.capacity() > 1 << 20 {
-        *buffer = Vec::new();
-    }
-    Ok(())
-}
-
-/// A body that does not inflate: a transport error, as a cut connection is.
-fn corrupt(err: io::Error) -> kube::Error {
-    invalid(format!("a gzip list body does not inflate: {err}"))
 }
 
 fn invalid(message: String) -> kube::Error {

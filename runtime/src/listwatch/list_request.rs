@@ -1,14 +1,13 @@
 //! One list request: sent, then its body decoded while it arrives, in JSON or protobuf as
 //! its `Content-Type` says, inflated first when it comes gzip-compressed.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use kube::{Client, core::ObjectList};
 use serde::de::DeserializeOwned;
 
 use super::{
-    gzip::BodyDecoding,
+    gzip::{BodyDecoding, PlainSink},
     idle::{IdleLimit, open_within},
     item::DecodeOptions,
     list_stream::ListDecoder,
@@ -25,10 +24,17 @@ enum Decoder<T> {
 }
 
 impl<T: Clone + DeserializeOwned> Decoder<T> {
-    fn feed(&mut self, chunk: &[u8]) -> serde_json::Result<()> {
+    fn buffer(&mut self) -> &mut Vec<u8> {
         match self {
-            Decoder::Json(decoder) => decoder.feed(chunk),
-            Decoder::Protobuf(decoder) => decoder.feed(chunk),
+            Decoder::Json(decoder) => decoder.buffer(),
+            Decoder::Protobuf(decoder) => decoder.buffer(),
+        }
+    }
+
+    fn appended(&mut self) -> serde_json::Result<()> {
+        match self {
+            Decoder::Json(decoder) => decoder.appended(),
+            Decoder::Protobuf(decoder) => decoder.appended(),
         }
     }
 
@@ -44,6 +50,28 @@ impl<T: Clone + DeserializeOwned> Decoder<T> {
             Decoder::Json(decoder) => decoder.finish(),
             Decoder::Protobuf(decoder) => decoder.finish(),
         }
+    }
+}
+
+/// The list decoder as the body's [`PlainSink`]: the plain bytes go straight into its
+/// buffer, and each item it completes to `each`.
+struct Feed<'d, 'e, T> {
+    decoder: &'d mut Decoder<T>,
+    each: &'e mut (dyn FnMut(T) + Send),
+    /// Plain bytes so far.
+    decoded: usize,
+}
+
+impl<T: Clone + DeserializeOwned> PlainSink for Feed<'_, '_, T> {
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        self.decoder.buffer()
+    }
+
+    fn appended(&mut self, bytes: usize) -> Result<(), kube::Error> {
+        self.decoded += bytes;
+        self.decoder.appended().map_err(kube::Error::SerdeError)?;
+        self.decoder.drain_items(self.each);
+        Ok(())
     }
 }
 
@@ -80,18 +108,11 @@ where
     let mut encoding = BodyDecoding::of(response.headers())?;
     let mut chunks = wire::data_chunks(response);
     let mut idle = IdleLimit::new(idle_limit);
-    // Shared with `feed`, which borrows it across the loop's awaits (hence atomic, not Cell).
-    let decoded = AtomicUsize::new(0);
-    let mut feed = |plain: &[u8]| {
-        decoded.fetch_add(plain.len(), Ordering::Relaxed);
-        decoder.feed(plain).map_err(kube::Error::SerdeError)?;
-        decoder.drain_items(each);
-        Ok(())
-    };
+    let mut feed = Feed { decoder: &mut decoder, each, decoded: 0 };
     let mut yielded_at = 0;
     while let Some(chunk) = idle.next(&mut chunks).await {
         encoding.feed(&chunk?, &mut feed)?;
-        let now = decoded.load(Ordering::Relaxed);
+        let now = feed.decoded;
         if now - yielded_at >= YIELD_EVERY {
             // A body that arrives faster than it decodes would otherwise be decoded in one
             // poll, and a caller pacing the list (`reflector::Paced`) would never get to
@@ -100,7 +121,8 @@ where
             tokio::task::yield_now().await;
         }
     }
-    encoding.finish(&mut feed)?;
+    encoding.finish()?;
+    let each = feed.each;
     let (mut list, skipped) = decoder.finish().map_err(kube::Error::SerdeError)?;
     std::mem::take(&mut list.items).into_iter().for_each(each);
     Ok(ListPage { list, skipped })

@@ -100,8 +100,21 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
     }
 
     /// Takes the next chunk of the body, decoding what is complete once enough is in.
+    #[cfg(test)]
     pub(crate) fn feed(&mut self, chunk: &[u8]) -> serde_json::Result<()> {
         self.buffer.extend_from_slice(chunk);
+        self.appended()
+    }
+
+    /// The buffer the body's next bytes may be appended to directly (then
+    /// [`appended`](Self::appended)).
+    pub(crate) fn buffer(&mut self) -> &mut Vec<u8> {
+        &mut self.buffer
+    }
+
+    /// Bytes were appended to [`buffer`](Self::buffer): decodes what is complete once
+    /// enough is in.
+    pub(crate) fn appended(&mut self) -> serde_json::Result<()> {
         if self.buffer.len() - self.pos >= self.batch.max(self.wait_for) {
             self.advance(false)?;
             self.buffer.drain(..self.pos);

@@ -145,16 +145,12 @@ async fn read_body(response: http::Response<Body>) -> Result<Vec<u8>, kube::Erro
         .unwrap_or(0);
     let mut body = response.into_body();
     let mut buffer = Vec::with_capacity(expected.min(MAX_PRESIZE));
-    let mut append = |plain: &[u8]| {
-        buffer.extend_from_slice(plain);
-        Ok(())
-    };
     while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
         if let Ok(data) = frame?.into_data() {
-            encoding.feed(&data, &mut append)?;
+            encoding.feed(&data, &mut buffer)?;
         }
     }
-    encoding.finish(&mut append)?;
+    encoding.finish()?;
     Ok(buffer)
 }
 

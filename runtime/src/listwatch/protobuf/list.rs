@@ -79,8 +79,20 @@ impl<K: DeserializeOwned + Clone> ProtoListDecoder<K> {
     }
 
     /// Takes the next chunk of the body, decoding every item it completes.
+    #[cfg(test)]
     pub(crate) fn feed(&mut self, chunk: &[u8]) -> serde_json::Result<()> {
         self.buffer.extend_from_slice(chunk);
+        self.appended()
+    }
+
+    /// The buffer the body's next bytes may be appended to directly (then
+    /// [`appended`](Self::appended)).
+    pub(crate) fn buffer(&mut self) -> &mut Vec<u8> {
+        &mut self.buffer
+    }
+
+    /// Bytes were appended to [`buffer`](Self::buffer): decodes every item they complete.
+    pub(crate) fn appended(&mut self) -> serde_json::Result<()> {
         self.advance().map_err(Error::into_json)?;
         // Keep only the unfinished field.
         self.buffer.drain(..self.pos);
