@@ -22,6 +22,11 @@ fn mb(bytes: f64) -> String {
     format!("{:.0} MB", bytes / 1e6)
 }
 
+/// The row of `mode` in a round's table.
+pub(crate) fn client<'a>(round: &'a Value, mode: &str) -> Option<&'a Value> {
+    round["clients"].as_array()?.iter().find(|c| c["mode"] == mode)
+}
+
 /// The event round of `row` with `handlers` handlers.
 fn event_round(row: &Value, handlers: u64) -> Option<&Value> {
     row["events"].as_array()?.iter().find(|e| e["handlers"].as_u64() == Some(handlers))
@@ -152,9 +157,6 @@ pub(crate) fn print_scale(rounds: &[Value]) {
         return;
     }
     let count = |round: &Value| num(&round["floor"]["count"]);
-    let client = |round: &'_ Value, mode: &str| -> Option<Value> {
-        round["clients"].as_array()?.iter().find(|c| c["mode"] == mode).cloned()
-    };
     // Per object: the system part of the CPU, and the rest (user time).
     let sys_us = |at: &Value, round: &Value| num(&at["sys_s"]) / count(round) * 1e6;
     let user_us = |at: &Value, round: &Value| num(&at["cpu_us_per_object"]) - sys_us(at, round);
@@ -170,7 +172,7 @@ pub(crate) fn print_scale(rounds: &[Value]) {
         for round in &pods {
             let Some(at) = client(round, mode) else { continue };
             let cpu = num(&at["cpu_us_per_object"]);
-            let (sys, user) = (sys_us(&at, round), user_us(&at, round));
+            let (sys, user) = (sys_us(at, round), user_us(at, round));
             let peak = num(&at["peak_rss_per_object"]) / 1e3;
             let cpu_x = cpu / num(&row["cpu_us_per_object"]);
             // User time is the client's own work; system time is mostly faulting in the

@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use crate::table::client;
+
 /// One ratio of issue 18: `mode`'s `field` over `baseline`'s, at most `at_most`.
 struct Target {
     what: &'static str,
@@ -64,10 +66,6 @@ const SCALE_AT_MOST: f64 = 1.1;
 
 /// The modes whose per-object growth is checked against [`SCALE_AT_MOST`].
 const SCALE_MODES: [&str; 3] = ["ours", "ours-protobuf", "ours-compact"];
-
-fn client<'a>(round: &'a Value, mode: &str) -> Option<&'a Value> {
-    round["clients"].as_array()?.iter().find(|c| c["mode"] == mode)
-}
 
 fn verdict(ratio: f64, at_most: f64) -> &'static str {
     if ratio <= at_most { "met" } else { "missed" }
