@@ -4,10 +4,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use kube::Resource;
-
-use super::Result;
 use kube::core::Selector;
 
+use super::Result;
 use super::compact::{CompactStore, Pending};
 use super::index::{IndexFunc, Indexers, StoreIndex};
 
