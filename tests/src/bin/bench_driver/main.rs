@@ -160,19 +160,24 @@ const MEDIAN_FIELDS: [&str; 6] = [
 
 /// One mode's row from its runs: the run with the median CPU (its event rounds too), with
 /// each of [`MEDIAN_FIELDS`] replaced by that field's own median and every run's value kept
-/// under `runs`.
-fn median_row(mut runs: Vec<Value>) -> Value {
-    let cpu = |row: &Value| row["cpu_s"].as_f64().unwrap_or(f64::NAN);
-    runs.sort_by(|a, b| cpu(a).total_cmp(&cpu(b)));
-    let mut row = runs[runs.len() / 2].clone();
+/// under `runs`, in the order the runs ran (run `i` of every mode went round together, so
+/// [`targets`] can pair them).
+fn median_row(runs: Vec<Value>) -> Value {
     let mut all = serde_json::Map::new();
+    for field in MEDIAN_FIELDS {
+        let values: Vec<Option<f64>> = runs.iter().map(|r| r[field].as_f64()).collect();
+        all.insert(field.into(), json!(values));
+    }
+    let cpu = |row: &Value| row["cpu_s"].as_f64().unwrap_or(f64::NAN);
+    let mut by_cpu: Vec<&Value> = runs.iter().collect();
+    by_cpu.sort_by(|a, b| cpu(a).total_cmp(&cpu(b)));
+    let mut row = by_cpu[by_cpu.len() / 2].clone();
     for field in MEDIAN_FIELDS {
         let mut values: Vec<f64> = runs.iter().filter_map(|r| r[field].as_f64()).collect();
         values.sort_by(f64::total_cmp);
         if let Some(median) = values.get(values.len() / 2) {
             row[field] = json!(median);
         }
-        all.insert(field.into(), json!(values));
     }
     row["runs"] = Value::Object(all);
     row

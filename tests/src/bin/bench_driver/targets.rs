@@ -67,6 +67,26 @@ const SCALE_AT_MOST: f64 = 1.1;
 /// The modes whose per-object growth is checked against [`SCALE_AT_MOST`].
 const SCALE_MODES: [&str; 3] = ["ours", "ours-protobuf", "ours-compact"];
 
+/// The ratios of `row`'s run `i` to `base`'s run `i` for `field` (the driver runs run `i`
+/// of every mode in one turn, so a slow minute of the shared machine hits both): their
+/// median, min and max. `None` unless both have the same number (two or more) of runs.
+fn paired(row: &Value, base: &Value, field: &str) -> Option<Value> {
+    let runs = |v: &Value| -> Option<Vec<f64>> {
+        v["runs"][field].as_array()?.iter().map(Value::as_f64).collect()
+    };
+    let (runs, base_runs) = (runs(row)?, runs(base)?);
+    if runs.len() < 2 || runs.len() != base_runs.len() {
+        return None;
+    }
+    let mut ratios: Vec<f64> = runs.iter().zip(&base_runs).map(|(a, b)| a / b).collect();
+    ratios.sort_by(f64::total_cmp);
+    Some(json!({
+        "median": ratios[ratios.len() / 2],
+        "min": ratios[0],
+        "max": ratios[ratios.len() - 1],
+    }))
+}
+
 fn verdict(ratio: f64, at_most: f64) -> &'static str {
     if ratio <= at_most { "met" } else { "missed" }
 }
@@ -92,6 +112,7 @@ pub(crate) fn decide(rounds: &[Value]) -> Value {
                 "baseline": target.baseline, "field": target.field,
                 "ratio": ratio, "at_most": target.at_most,
                 "verdict": verdict(ratio, target.at_most),
+                "paired": paired(row, base, target.field),
             }));
         }
     }
@@ -115,10 +136,22 @@ pub(crate) fn decide(rounds: &[Value]) -> Value {
         }
     }
     if !decided.is_empty() {
-        println!("\n== issue 18 targets (ratios of this run's medians)");
+        println!(
+            "\n== issue 18 targets (ratios of this run's medians; `paired`: the median, min and \
+             max of run i's ratio to the baseline's run i, for reading the noise, not deciding)"
+        );
         for entry in &decided {
+            let paired = match &entry["paired"] {
+                Value::Null => String::new(),
+                p => format!(
+                    "  paired {:.2} ({:.2}–{:.2})",
+                    p["median"].as_f64().unwrap_or(f64::NAN),
+                    p["min"].as_f64().unwrap_or(f64::NAN),
+                    p["max"].as_f64().unwrap_or(f64::NAN),
+                ),
+            };
             println!(
-                "{:>7} Pods  {:<56} {:<22} {:<20} {:>5.2}  (≤ {:.2}) {}",
+                "{:>7} Pods  {:<56} {:<22} {:<20} {:>5.2}  (≤ {:.2}) {}{paired}",
                 entry["pods"].as_f64().unwrap_or(f64::NAN),
                 entry["target"].as_str().unwrap_or("?"),
                 entry["mode"].as_str().unwrap_or("?"),
@@ -171,6 +204,37 @@ mod tests {
         assert_eq!(find(&decided, "default peak RSS vs kube-runtime", 10_000.0)["verdict"], "met");
         // No protobuf or compact client ran: those targets are not decided.
         assert_eq!(decided.as_array().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn paired_ratios_pair_run_i_with_run_i_and_the_verdict_stays_on_the_medians() {
+        let mut first = round(10_000, &[("ours", 1.3, 900e6), ("kube-rt", 2.0, 910e6)]);
+        // Run 3 was slow for both clients: the medians' ratio (1.3 / 2.0) hides that each
+        // run's own ratio was lower.
+        first["clients"][0]["runs"] = json!({"cpu_s": [1.0, 1.3, 1.9]});
+        first["clients"][1]["runs"] = json!({"cpu_s": [1.8, 2.0, 3.3]});
+        let decided = decide(&[first]);
+        let kube_rt = find(&decided, "default CPU vs kube-runtime", 10_000.0);
+        assert!((kube_rt["ratio"].as_f64().unwrap() - 0.65).abs() < 1e-9);
+        assert_eq!(kube_rt["verdict"], "missed");
+        let paired: Vec<f64> = [1.0 / 1.8, 1.3 / 2.0, 1.9 / 3.3].to_vec();
+        let mut sorted = paired.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert!((kube_rt["paired"]["median"].as_f64().unwrap() - sorted[1]).abs() < 1e-9);
+        assert!((kube_rt["paired"]["min"].as_f64().unwrap() - sorted[0]).abs() < 1e-9);
+        assert!((kube_rt["paired"]["max"].as_f64().unwrap() - sorted[2]).abs() < 1e-9);
+        // Peak RSS has no runs here: nothing to pair.
+        let peak = find(&decided, "default peak RSS vs kube-runtime", 10_000.0);
+        assert!(peak["paired"].is_null());
+    }
+
+    #[test]
+    fn runs_of_different_counts_are_not_paired() {
+        let mut first = round(10_000, &[("ours", 1.3, 900e6), ("kube-rt", 2.0, 910e6)]);
+        first["clients"][0]["runs"] = json!({"cpu_s": [1.0, 1.3]});
+        first["clients"][1]["runs"] = json!({"cpu_s": [1.8, 2.0, 3.3]});
+        let decided = decide(&[first]);
+        assert!(find(&decided, "default CPU vs kube-runtime", 10_000.0)["paired"].is_null());
     }
 
     #[test]
