@@ -163,21 +163,19 @@ const MEDIAN_FIELDS: [&str; 6] = [
 /// under `runs`, in the order the runs ran (run `i` of every mode went round together, so
 /// [`targets`] can pair them).
 fn median_row(runs: Vec<Value>) -> Value {
-    let mut all = serde_json::Map::new();
-    for field in MEDIAN_FIELDS {
-        let values: Vec<Option<f64>> = runs.iter().map(|r| r[field].as_f64()).collect();
-        all.insert(field.into(), json!(values));
-    }
     let cpu = |row: &Value| row["cpu_s"].as_f64().unwrap_or(f64::NAN);
     let mut by_cpu: Vec<&Value> = runs.iter().collect();
     by_cpu.sort_by(|a, b| cpu(a).total_cmp(&cpu(b)));
     let mut row = by_cpu[by_cpu.len() / 2].clone();
+    let mut all = serde_json::Map::new();
     for field in MEDIAN_FIELDS {
-        let mut values: Vec<f64> = runs.iter().filter_map(|r| r[field].as_f64()).collect();
+        let in_order: Vec<Option<f64>> = runs.iter().map(|r| r[field].as_f64()).collect();
+        let mut values: Vec<f64> = in_order.iter().flatten().copied().collect();
         values.sort_by(f64::total_cmp);
         if let Some(median) = values.get(values.len() / 2) {
             row[field] = json!(median);
         }
+        all.insert(field.into(), json!(in_order));
     }
     row["runs"] = Value::Object(all);
     row
@@ -339,5 +337,30 @@ fn main() -> std::process::ExitCode {
             eprintln!("bench_driver: {error}");
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_holds_each_fields_median_and_keeps_the_runs_in_the_order_they_ran() {
+        let runs = vec![
+            json!({"cpu_s": 3.0, "sys_s": 0.1, "peak_rss_bytes": 10.0, "events": ["third"]}),
+            json!({"cpu_s": 1.0, "sys_s": 0.3, "peak_rss_bytes": 30.0, "events": ["first"]}),
+            json!({"cpu_s": 2.0, "sys_s": 0.2, "peak_rss_bytes": 20.0, "events": ["second"]}),
+        ];
+        let row = median_row(runs);
+        assert_eq!(row["cpu_s"], json!(2.0));
+        assert_eq!(row["sys_s"], json!(0.2));
+        assert_eq!(row["peak_rss_bytes"], json!(20.0));
+        // The other figures (here the events) are the median-CPU run's.
+        assert_eq!(row["events"], json!(["second"]));
+        assert_eq!(row["runs"]["cpu_s"], json!([3.0, 1.0, 2.0]));
+        assert_eq!(row["runs"]["peak_rss_bytes"], json!([10.0, 30.0, 20.0]));
+        // A field no run reported stays absent from the row and null in each run.
+        assert!(row["sync_wall_s"].is_null());
+        assert_eq!(row["runs"]["sync_wall_s"], json!([null, null, null]));
     }
 }

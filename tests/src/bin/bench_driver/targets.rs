@@ -217,8 +217,7 @@ mod tests {
         let kube_rt = find(&decided, "default CPU vs kube-runtime", 10_000.0);
         assert!((kube_rt["ratio"].as_f64().unwrap() - 0.65).abs() < 1e-9);
         assert_eq!(kube_rt["verdict"], "missed");
-        let paired: Vec<f64> = [1.0 / 1.8, 1.3 / 2.0, 1.9 / 3.3].to_vec();
-        let mut sorted = paired.clone();
+        let mut sorted = [1.0 / 1.8, 1.3 / 2.0, 1.9 / 3.3];
         sorted.sort_by(f64::total_cmp);
         assert!((kube_rt["paired"]["median"].as_f64().unwrap() - sorted[1]).abs() < 1e-9);
         assert!((kube_rt["paired"]["min"].as_f64().unwrap() - sorted[0]).abs() < 1e-9);
