@@ -20,6 +20,7 @@ use serde_json::error::Category;
 
 use super::{
     capacity::{Scanned, decode_slice, object_mute, scan},
+    heap_room::HeapRoom,
     item::DecodeOptions,
     managed_fields::WithoutManagedFields,
     skipped::SkippedObject,
@@ -76,6 +77,8 @@ pub(crate) struct ListDecoder<K> {
     metadata: Option<ListMeta>,
     items: Option<Vec<K>>,
     skipped: Vec<SkippedObject>,
+    /// Heap room made for the items (see [`heap_room`](super::heap_room)).
+    room: HeapRoom,
 }
 
 impl<K: DeserializeOwned + Clone> ListDecoder<K> {
@@ -96,6 +99,7 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
             metadata: None,
             items: None,
             skipped: Vec::new(),
+            room: HeapRoom::default(),
         }
     }
 
@@ -124,10 +128,15 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
         Ok(())
     }
 
-    /// Hands the items decoded so far to `each`, in order.
+    /// Hands the items decoded so far to `each`, in order (with heap room for each, see
+    /// [`HeapRoom::before_handing_on`]).
     pub(crate) fn drain_items(&mut self, each: &mut (dyn FnMut(K) + Send)) {
         if let Some(items) = &mut self.items {
-            items.drain(..).for_each(each);
+            let room = &mut self.room;
+            items.drain(..).for_each(|item| {
+                room.before_handing_on::<K>();
+                each(item);
+            });
         }
     }
 
@@ -287,6 +296,7 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
             }
             return Ok(Some(Step::NeedMore));
         };
+        self.room.before_item(end);
         match decode_slice::<K>(&input[..end], lengths, self.options) {
             Ok(item) => {
                 self.items.get_or_insert_with(Vec::new).push(item);

@@ -10,6 +10,8 @@
 use kube::core::{ListMeta, ObjectList, TypeMeta};
 use serde::de::{DeserializeOwned, DeserializeSeed};
 
+use crate::listwatch::heap_room::HeapRoom;
+
 use super::{
     de::{from_message, message_deserializer},
     envelope::{MAGIC, check_encoding, type_meta_of},
@@ -50,6 +52,8 @@ pub(crate) struct ProtoListDecoder<K> {
     metadata: Option<ListMeta>,
     items: Vec<K>,
     skipped: Vec<SkippedObject>,
+    /// Heap room made for the items (see [`heap_room`](crate::listwatch::heap_room)).
+    room: HeapRoom,
 }
 
 /// The head of a field: its number, wire type, how many bytes the tag (and length) take
@@ -75,6 +79,7 @@ impl<K: DeserializeOwned + Clone> ProtoListDecoder<K> {
             metadata: None,
             items: Vec::new(),
             skipped: Vec::new(),
+            room: HeapRoom::default(),
         }
     }
 
@@ -101,9 +106,14 @@ impl<K: DeserializeOwned + Clone> ProtoListDecoder<K> {
         Ok(())
     }
 
-    /// Hands the items decoded so far to `each`, in order.
+    /// Hands the items decoded so far to `each`, in order (with heap room for each, see
+    /// [`HeapRoom::before_handing_on`]).
     pub(crate) fn drain_items(&mut self, each: &mut (dyn FnMut(K) + Send)) {
-        self.items.drain(..).for_each(each);
+        let room = &mut self.room;
+        self.items.drain(..).for_each(|item| {
+            room.before_handing_on::<K>();
+            each(item);
+        });
     }
 
     /// The body has ended: returns the list, with the items skipped because they do not
@@ -182,6 +192,7 @@ impl<K: DeserializeOwned + Clone> ProtoListDecoder<K> {
                 self.metadata = Some(from_message(bytes, schema::LIST_META, None)?);
             }
             (State::List { .. }, 2, LEN) => {
+                self.room.before_item(bytes.len());
                 let seed = ItemSeed::<K>::new(self.options);
                 match seed.deserialize(message_deserializer(bytes, self.message, None)) {
                     Ok(item) => self.items.push(item),
