@@ -17,7 +17,7 @@
 //! without another call. The block is never written to, so no page is touched and the
 //! resident size does not change. Measured the same way, the sync made about 10,500
 //! `mprotect` calls (about one per Pod) and its system time fell by a fifth with JSON and
-//! by two fifths with protobuf (BENCH.md has the runs).
+//! by a third with protobuf (tests/BENCH.md has the runs).
 //!
 //! With another global allocator, each room made is one allocation and one free of
 //! [`ROOM`] bytes, about one per Pod; on targets other than Linux with glibc nothing is
