@@ -5,10 +5,10 @@
 //! own, and grows an arena's heap by exactly what the allocation at hand lacks, rounded up
 //! to a page, with one `mprotect` call each time. Decoding a list allocates a great many
 //! small blocks, so the heap grew a page per call: syncing 10,000 Pods from a real
-//! kube-apiserver made 197,000 `mprotect` calls for 215,000 page faults. client-go's Go
-//! heap grows in large steps and makes none. The main arena, which only the main thread
-//! uses unless the arenas run out, grows with `brk` and 128 KiB to spare, so it does not
-//! have this problem.
+//! kube-apiserver made 197,000 `mprotect` calls for 215,000 page faults; client-go's Go
+//! heap, mapped in large steps, made 12 `mprotect` and 160 `mmap` calls for the same sync.
+//! The main arena, which only the main thread uses unless the arenas run out, grows with
+//! `brk` and 128 KiB to spare, so it does not have this problem.
 //!
 //! [`HeapRoom`] asks for one block of [`ROOM`] bytes and frees it at once, before the items
 //! it expects to fill that room, and again before the blocks the items are then moved
