@@ -68,7 +68,9 @@ impl HeapRoom {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn make_room() {
     // The main thread allocates from glibc's main arena, which has room to spare already
-    // (see the module); there the freed block could make the arena give memory back.
+    // (see the module); there the freed block makes the arena give memory back and take it
+    // again. Measured with a current-thread runtime on the main thread, room made there
+    // too took a 10,000-Pod sync from 6,460 `brk` calls to 20,540, for no gain.
     if std::thread::current().name() == Some("main") {
         return;
     }
