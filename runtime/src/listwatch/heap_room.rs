@@ -47,11 +47,24 @@ impl HeapRoom {
         self.expect(wire.saturating_mul(HEAP_PER_WIRE_BYTE));
     }
 
+    /// Hands the decoded `items` on to `each`, in order, with room made before each for
+    /// the block the caller moves it into (see [`before_handing_on`](Self::before_handing_on)).
+    pub(crate) fn hand_on<K>(
+        &mut self,
+        items: impl Iterator<Item = K>,
+        each: &mut (dyn FnMut(K) + Send),
+    ) {
+        for item in items {
+            self.before_handing_on::<K>();
+            each(item);
+        }
+    }
+
     /// Called before handing a decoded `K` on to the caller, which moves it into a block of
     /// its own: the reflector puts each listed object in an `Arc` (a `Pod` is 2,464 bytes).
     /// Those blocks are asked for after a whole batch of items is decoded, so the room
     /// made for decoding is gone by then.
-    pub(crate) fn before_handing_on<K>(&mut self) {
+    fn before_handing_on<K>(&mut self) {
         self.expect(std::mem::size_of::<K>() + 2 * std::mem::size_of::<usize>());
     }
 
@@ -111,6 +124,17 @@ mod tests {
         let mut room = HeapRoom::default();
         room.before_handing_on::<[u8; 1000]>();
         assert_eq!(room.left, ROOM - 1000 - 2 * std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn hand_on_passes_every_item_in_order_and_counts_each_block() {
+        let mut room = HeapRoom::default();
+        let mut seen = Vec::new();
+        room.hand_on([[1u8; 100], [2u8; 100], [3u8; 100]].into_iter(), &mut |item| {
+            seen.push(item[0])
+        });
+        assert_eq!(seen, [1, 2, 3]);
+        assert_eq!(room.left, ROOM - 3 * (100 + 2 * std::mem::size_of::<usize>()));
     }
 
     #[test]

@@ -129,14 +129,10 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
     }
 
     /// Hands the items decoded so far to `each`, in order (with heap room for each, see
-    /// [`HeapRoom::before_handing_on`]).
+    /// [`HeapRoom::hand_on`]).
     pub(crate) fn drain_items(&mut self, each: &mut (dyn FnMut(K) + Send)) {
         if let Some(items) = &mut self.items {
-            let room = &mut self.room;
-            items.drain(..).for_each(|item| {
-                room.before_handing_on::<K>();
-                each(item);
-            });
+            self.room.hand_on(items.drain(..), each);
         }
     }
 

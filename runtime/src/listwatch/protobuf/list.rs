@@ -107,13 +107,9 @@ impl<K: DeserializeOwned + Clone> ProtoListDecoder<K> {
     }
 
     /// Hands the items decoded so far to `each`, in order (with heap room for each, see
-    /// [`HeapRoom::before_handing_on`]).
+    /// [`HeapRoom::hand_on`]).
     pub(crate) fn drain_items(&mut self, each: &mut (dyn FnMut(K) + Send)) {
-        let room = &mut self.room;
-        self.items.drain(..).for_each(|item| {
-            room.before_handing_on::<K>();
-            each(item);
-        });
+        self.room.hand_on(self.items.drain(..), each);
     }
 
     /// The body has ended: returns the list, with the items skipped because they do not
