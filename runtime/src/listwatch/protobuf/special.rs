@@ -27,6 +27,14 @@ impl TimeText {
 /// The JSON text of a `Time` (`micro`: a `MicroTime`) message `{seconds = 1, nanos = 2}`;
 /// `None` for the zero time (an empty message), which Go's JSON writes as null.
 pub(crate) fn time(message: &[u8], micro: bool) -> Result<Option<TimeText>> {
+    Ok(instant(message, micro)?.map(|(seconds, nanos)| format(seconds, nanos, micro)))
+}
+
+/// The instant of a `Time` (`micro`: a `MicroTime`) message as Go's JSON shows it: seconds
+/// since the Unix epoch and the nanoseconds after them, truncated to whole seconds (or to
+/// microseconds); `None` for the zero time, an error outside years 0 to 9999 (which RFC
+/// 3339 cannot write).
+pub(crate) fn instant(message: &[u8], micro: bool) -> Result<Option<(i64, u32)>> {
     if message.is_empty() {
         return Ok(None);
     }
@@ -42,21 +50,26 @@ pub(crate) fn time(message: &[u8], micro: bool) -> Result<Option<TimeText>> {
     if seconds == GO_ZERO_UNIX && nanos == 0 {
         return Ok(None);
     }
-    format(seconds, nanos, micro).map(Some)
-}
-
-/// `seconds` and `nanos` since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`, or with six
-/// fraction digits (`micro`).
-fn format(seconds: i64, nanos: i64, micro: bool) -> Result<TimeText> {
     let total = i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
     let seconds = total.div_euclid(1_000_000_000);
     let nanos = total.rem_euclid(1_000_000_000) as u32;
-    let days = seconds.div_euclid(86_400);
-    let of_day = seconds.rem_euclid(86_400) as u32;
-    let (year, month, day) = civil_from_days(days);
-    if !(0..=9999).contains(&year) {
+    if !(YEAR_0_UNIX..YEAR_10000_UNIX).contains(&seconds) {
         return Err(serde::de::Error::custom("a time outside years 0 to 9999"));
     }
+    let nanos = if micro { nanos / 1000 * 1000 } else { 0 };
+    Ok(Some((seconds as i64, nanos)))
+}
+
+/// Seconds from 0000-01-01 and from 10000-01-01 to 1970-01-01.
+const YEAR_0_UNIX: i128 = -62_167_219_200;
+const YEAR_10000_UNIX: i128 = 253_402_300_800;
+
+/// `seconds` and `nanos` since the Unix epoch (in years 0 to 9999) as
+/// `YYYY-MM-DDTHH:MM:SSZ`, or with six fraction digits (`micro`).
+fn format(seconds: i64, nanos: u32, micro: bool) -> TimeText {
+    let days = i128::from(seconds).div_euclid(86_400);
+    let of_day = seconds.rem_euclid(86_400) as u32;
+    let (year, month, day) = civil_from_days(days);
     let mut text = TimeText { bytes: [0; 27], len: 0 };
     let mut put = |value: u32, digits: u32, after: u8| {
         for i in (0..digits).rev() {
@@ -79,7 +92,7 @@ fn format(seconds: i64, nanos: i64, micro: bool) -> Result<TimeText> {
     } else {
         put(of_day % 60, 2, b'Z');
     }
-    Ok(text)
+    text
 }
 
 /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
@@ -152,6 +165,10 @@ mod tests {
         assert_eq!(at(-1, 0, false).as_deref(), Some("1969-12-31T23:59:59Z"));
         assert_eq!(at(253_402_300_799, 0, false).as_deref(), Some("9999-12-31T23:59:59Z"));
         assert!(time(&time_message(253_402_300_800, 0), false).is_err());
+        assert_eq!(at(-62_167_219_200, 0, false).as_deref(), Some("0000-01-01T00:00:00Z"));
+        assert!(time(&time_message(-62_167_219_201, 999_999_999), false).is_err());
+        assert_eq!(instant(&time_message(-1, 1_500), true).unwrap(), Some((-1, 1_000)));
+        assert_eq!(instant(&time_message(-1, 1_500), false).unwrap(), Some((-1, 0)));
         // The zero time, empty or explicit, is null.
         assert!(time(&[], false).unwrap().is_none());
         assert_eq!(at(GO_ZERO_UNIX, 0, false), None);
