@@ -8,6 +8,9 @@
 //!    client-go's informer-gen namer in snake case) and every version [`gate`];
 //! 3. [`emit`]: build each file with `quote`, format it with prettyplease;
 //! 4. [`output`]: write the files into `informers/src/generated/`, or check that they are current.
+//!
+//! [`proto`] generates the runtime's protobuf decoders, one per k8s-openapi struct of the
+//! latest Kubernetes version, from the protobuf schema table and those structs.
 #![forbid(unsafe_code)]
 
 pub mod discover;
@@ -17,4 +20,5 @@ pub mod model;
 pub mod naming;
 pub mod output;
 pub mod plan;
+pub mod proto;
 pub mod watchable;

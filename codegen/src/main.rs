@@ -1,11 +1,13 @@
-//! `cargo run -p codegen` regenerates `informers/src/generated/`;
+//! `cargo run -p codegen` regenerates `informers/src/generated/`, then the protobuf
+//! decoders `runtime/src/listwatch/protobuf/generated/direct.rs`;
 //! `cargo run -p codegen -- --check` fails, naming every stale, missing or extra file, when
-//! it is not current.
+//! they are not current.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use codegen::{discover, emit, output, plan};
+use codegen::model::KubeVersion;
+use codegen::{discover, emit, output, plan, proto};
 
 fn main() -> ExitCode {
     let mut check = false;
@@ -41,7 +43,7 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_owned).unwrap_or_default()
 }
 
-/// Returns whether the generated directory is (now) current.
+/// Returns whether the generated directory and file are (now) current.
 fn run(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
     let root = workspace_root();
     let src = discover::locate_k8s_openapi(&root.join("Cargo.toml"))?;
@@ -84,7 +86,8 @@ fn run(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
                 differences.len()
             );
         }
-        Ok(differences.is_empty())
+        let direct = run_direct(&root, &src, latest, check)?;
+        Ok(differences.is_empty() && direct)
     } else {
         let changed = output::write(&dir, &files)?;
         for difference in &changed {
@@ -96,6 +99,38 @@ fn run(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
             }
         }
         println!("codegen: wrote {} ({} files changed)", dir.display(), changed.len());
+        run_direct(&root, &src, latest, check)
+    }
+}
+
+/// Generates the protobuf decoders of Kubernetes `latest` and writes or checks their file;
+/// returns whether it is (now) current.
+fn run_direct(
+    root: &Path,
+    src: &Path,
+    latest: KubeVersion,
+    check: bool,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    let version_dir = src.join(format!("v1_{}", latest.minor));
+    let generated = proto::generate(&root.join(proto::SCHEMA_PATH), &version_dir, latest)?;
+    println!("codegen: protobuf decoders for Kubernetes {latest}: {}", generated.summary());
+    for (go_name, skip) in generated.notable_skips() {
+        println!("codegen: no protobuf decoder for {go_name}: {skip}");
+    }
+    if check {
+        let difference = output::check_file(root, proto::OUTPUT_PATH, &generated.contents)?;
+        match &difference {
+            Some(difference) => {
+                eprintln!("codegen: {difference}; run `cargo run -p codegen` (or `make generate`)")
+            }
+            None => println!("codegen: {} is current", proto::OUTPUT_PATH),
+        }
+        Ok(difference.is_none())
+    } else {
+        match output::write_file(root, proto::OUTPUT_PATH, &generated.contents)? {
+            Some(_) => println!("codegen: wrote   {}", proto::OUTPUT_PATH),
+            None => println!("codegen: {} is current", proto::OUTPUT_PATH),
+        }
         Ok(true)
     }
 }

@@ -117,6 +117,34 @@ pub fn write(dir: &Path, files: &[GeneratedFile]) -> Result<Vec<Difference>> {
     Ok(differences)
 }
 
+/// How the single file `root/relative` differs from `contents`, if it does (a file the
+/// generator writes outside a directory it owns).
+pub fn check_file(root: &Path, relative: &str, contents: &str) -> Result<Option<Difference>> {
+    let path = root.join(relative);
+    match std::fs::read(&path) {
+        Ok(current) if current == contents.as_bytes() => Ok(None),
+        Ok(_) => Ok(Some(Difference::Stale(relative.to_owned()))),
+        Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
+            Ok(Some(Difference::Missing(relative.to_owned())))
+        }
+        Err(source) => Err(Error::Io { action: "read", path, source }),
+    }
+}
+
+/// Writes the single file `root/relative` unless it is current; returns what it changed.
+pub fn write_file(root: &Path, relative: &str, contents: &str) -> Result<Option<Difference>> {
+    let difference = check_file(root, relative, contents)?;
+    if difference.is_some() {
+        let path = root.join(relative);
+        std::fs::write(&path, contents).map_err(|source| Error::Io {
+            action: "write",
+            path,
+            source,
+        })?;
+    }
+    Ok(difference)
+}
+
 fn remove_empty_parents(root: &Path, file: &Path) -> Result<()> {
     let mut current = file.parent();
     while let Some(dir) = current {
@@ -228,6 +256,22 @@ mod tests {
         assert!(!dir.path().join("gone").exists());
         assert!(dir.path().join("mod.rs").exists());
         assert_eq!(check(dir.path(), &[file("mod.rs", "a")]).unwrap(), []);
+    }
+
+    #[test]
+    fn a_single_file_is_missing_then_current_then_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            write_file(dir.path(), "direct.rs", "a").unwrap(),
+            Some(Difference::Missing("direct.rs".into()))
+        );
+        assert_eq!(std::fs::read_to_string(dir.path().join("direct.rs")).unwrap(), "a");
+        assert_eq!(check_file(dir.path(), "direct.rs", "a").unwrap(), None);
+        assert_eq!(write_file(dir.path(), "direct.rs", "a").unwrap(), None);
+        assert_eq!(
+            check_file(dir.path(), "direct.rs", "b").unwrap(),
+            Some(Difference::Stale("direct.rs".into()))
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ enum Decoder<T> {
     Protobuf(ProtoListDecoder<T>),
 }
 
-impl<T: Clone + DeserializeOwned> Decoder<T> {
+impl<T: Clone + DeserializeOwned + 'static> Decoder<T> {
     fn buffer(&mut self) -> &mut Vec<u8> {
         match self {
             Decoder::Json(decoder) => decoder.buffer(),
@@ -62,7 +62,7 @@ struct Feed<'d, 'e, T> {
     decoded: usize,
 }
 
-impl<T: Clone + DeserializeOwned> PlainSink for Feed<'_, '_, T> {
+impl<T: Clone + DeserializeOwned + 'static> PlainSink for Feed<'_, '_, T> {
     fn buffer(&mut self) -> &mut Vec<u8> {
         self.decoder.buffer()
     }
@@ -95,7 +95,7 @@ pub(crate) async fn list_objects<T>(
     each: &mut (dyn FnMut(T) + Send),
 ) -> Result<ListPage<T>, kube::Error>
 where
-    T: Clone + DeserializeOwned,
+    T: Clone + DeserializeOwned + 'static,
 {
     let request = accepting(request, protobuf);
     let response = open_within(idle_limit, wire::send(client, request, "list")).await?;

@@ -9,7 +9,10 @@ use k8s_openapi::api::{
 };
 use serde_json::json;
 
+use crate::listwatch::item::DecodeOptions;
+
 use super::super::{
+    direct::{decode_object, decoder_of},
     error::Category,
     generated::schema,
     testing::{Enc, meta, time},
@@ -30,8 +33,25 @@ fn json_meta(name: &str, namespace: Option<&str>) -> serde_json::Value {
     meta
 }
 
-fn decode<T: de::DeserializeOwned>(bytes: &Enc, message: &'static Message) -> Result<T> {
-    from_message(&bytes.0, message, None)
+/// Decodes through the schema and, when `T` has a generated decoder, straight into `T`
+/// too: both routes must give the same object, or fail alike.
+fn decode<T: de::DeserializeOwned + PartialEq + std::fmt::Debug + 'static>(
+    bytes: &Enc,
+    message: &'static Message,
+) -> Result<T> {
+    let by_serde = from_message(&bytes.0, message, None);
+    if let Some(direct) = decoder_of::<T>() {
+        let options = DecodeOptions::default();
+        let directly = decode_object::<T>(&bytes.0, message, None, options, Some(direct));
+        match (&by_serde, &directly) {
+            (Ok(serde), Ok(direct)) => assert_eq!(direct, serde),
+            (Err(serde), Err(direct)) => {
+                assert_eq!(direct.category(), serde.category(), "{direct} / {serde}")
+            }
+            _ => panic!("the routes disagree: {directly:?} directly, {by_serde:?} by serde"),
+        }
+    }
+    by_serde
 }
 
 #[test]
@@ -139,11 +159,16 @@ fn special_kinds_become_what_go_json_writes() {
 fn truncated_or_malformed_input_is_a_wire_error_never_a_panic() {
     let bytes = Enc::new().msg(1, meta("cm", "default")).entry(2, "k", "v").0;
     let mut errors = 0;
+    let direct = decoder_of::<ConfigMap>();
     for len in 0..bytes.len() {
-        if let Err(err) =
-            from_message::<ConfigMap>(&bytes[..len], &schema::API_CORE_V1_CONFIGMAP, None)
-        {
+        let message = &schema::API_CORE_V1_CONFIGMAP;
+        let by_serde = from_message::<ConfigMap>(&bytes[..len], message, None);
+        let options = DecodeOptions::default();
+        let directly = decode_object::<ConfigMap>(&bytes[..len], message, None, options, direct);
+        assert_eq!(by_serde.is_err(), directly.is_err(), "{len}");
+        if let (Err(err), Err(direct)) = (by_serde, directly) {
             assert_eq!(err.category(), Category::Wire, "{len}: {err}");
+            assert_eq!(direct.category(), Category::Wire, "{len}: {direct}");
             errors += 1;
         }
     }
@@ -159,7 +184,7 @@ fn truncated_or_malformed_input_is_a_wire_error_never_a_panic() {
 
 #[test]
 fn a_value_the_type_rejects_is_a_data_error() {
-    #[derive(Debug, serde::Deserialize)]
+    #[derive(Debug, PartialEq, serde::Deserialize)]
     #[allow(dead_code)]
     struct Strict {
         data: std::collections::BTreeMap<String, u32>,
@@ -171,15 +196,14 @@ fn a_value_the_type_rejects_is_a_data_error() {
 
 #[test]
 fn managed_fields_are_skipped_when_asked() {
-    use crate::listwatch::item::{DecodeOptions, ItemSeed};
     let bytes = Enc::new().msg(1, meta("cm", "default"));
     let options = DecodeOptions { skip_managed_fields: true };
-    let seed = ItemSeed::<ConfigMap>::new(options);
-    let decoded = seed
-        .deserialize(message_deserializer(&bytes.0, &schema::API_CORE_V1_CONFIGMAP, None))
-        .unwrap();
-    assert_eq!(decoded.metadata.managed_fields, None);
-    assert_eq!(decoded.metadata.labels.unwrap()["app"], "web");
+    let message = &schema::API_CORE_V1_CONFIGMAP;
+    for direct in [None, decoder_of::<ConfigMap>()] {
+        let decoded = decode_object::<ConfigMap>(&bytes.0, message, None, options, direct).unwrap();
+        assert_eq!(decoded.metadata.managed_fields, None);
+        assert_eq!(decoded.metadata.labels.unwrap()["app"], "web");
+    }
 }
 
 #[test]

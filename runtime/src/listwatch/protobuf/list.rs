@@ -8,22 +8,20 @@
 //! described by a [`SkippedObject`]; malformed protobuf fails the list.
 
 use kube::core::{ListMeta, ObjectList, TypeMeta};
-use serde::de::{DeserializeOwned, DeserializeSeed};
+use serde::de::DeserializeOwned;
 
 use crate::listwatch::heap_room::HeapRoom;
 
 use super::{
-    de::{from_message, message_deserializer},
+    de::from_message,
+    direct::{DecodeFn, decode_object, decoder_of},
     envelope::{MAGIC, check_encoding, type_meta_of},
     error::{Category, Error, Result},
     generated::schema,
     reader::{FIXED32, FIXED64, LEN, Reader, VARINT},
     types::Message,
 };
-use crate::listwatch::{
-    item::{DecodeOptions, ItemSeed},
-    skipped::SkippedObject,
-};
+use crate::listwatch::{item::DecodeOptions, skipped::SkippedObject};
 
 /// Where the walk through the body is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +40,8 @@ enum State {
 pub(crate) struct ProtoListDecoder<K> {
     options: DecodeOptions,
     message: &'static Message,
+    /// `K`'s generated decoder, if it has one (else `message` drives the serde route).
+    direct: Option<DecodeFn>,
     buffer: Vec<u8>,
     /// How much of `buffer` is decoded.
     pos: usize,
@@ -65,12 +65,13 @@ struct Head {
     value: usize,
 }
 
-impl<K: DeserializeOwned + Clone> ProtoListDecoder<K> {
+impl<K: DeserializeOwned + Clone + 'static> ProtoListDecoder<K> {
     /// A decoder of a list of `message` items.
     pub(crate) fn new(options: DecodeOptions, message: &'static Message) -> Self {
         Self {
             options,
             message,
+            direct: decoder_of::<K>(),
             buffer: Vec::new(),
             pos: 0,
             offset: 0,
@@ -189,8 +190,7 @@ impl<K: DeserializeOwned + Clone> ProtoListDecoder<K> {
             }
             (State::List { .. }, 2, LEN) => {
                 self.room.before_item(bytes.len());
-                let seed = ItemSeed::<K>::new(self.options);
-                match seed.deserialize(message_deserializer(bytes, self.message, None)) {
+                match decode_object::<K>(bytes, self.message, None, self.options, self.direct) {
                     Ok(item) => self.items.push(item),
                     Err(err) if err.category() == Category::Data => {
                         let skipped = SkippedObject::from_protobuf(bytes, self.message);

@@ -17,7 +17,7 @@ fn list_body(items: &[Enc]) -> Vec<u8> {
     envelope("v1", "ConfigMapList", &list)
 }
 
-fn decode_in_chunks<K: DeserializeOwned + Clone>(
+fn decode_in_chunks<K: DeserializeOwned + Clone + 'static>(
     body: &[u8],
     chunk: usize,
 ) -> serde_json::Result<(ObjectList<K>, Vec<SkippedObject>)> {

@@ -6,11 +6,15 @@
 //! scheme registers) drives one serde `Deserializer` (`de`) that presents each message as
 //! the map its JSON is, so k8s-openapi's own `Deserialize` impls build the objects, under
 //! whichever Kubernetes version the crate is compiled for (fields a version lacks are
-//! ignored as in JSON). An object decoded from protobuf equals the one decoded from JSON.
+//! ignored as in JSON). With k8s-openapi's latest version, decoders generated per type from
+//! the same table and k8s-openapi's structs (`direct`) fill the structs field by field
+//! instead, for every kind whose types the generator covers; the serde route stays for the
+//! rest. Either way an object decoded from protobuf equals the one decoded from JSON.
 //!
 //! - `reader`: the wire format (varints, tags, lengths, skipping);
 //! - `types` and `schema`: the table;
 //! - `de` and `special`: the `Deserializer`, and the text of the kinds Go marshals by hand;
+//! - `direct` and `generated::direct`: the decoders straight into k8s-openapi's structs;
 //! - `envelope`: the `k8s\0` + `runtime.Unknown` wrapper of every body and watched object;
 //! - `list`: a list body decoded while it arrives, item by item;
 //! - `watch`: one watch event from its frame.
@@ -19,6 +23,10 @@
 //! CustomResourceDefinitions themselves (not in client-go's scheme), stay JSON.
 
 pub(crate) mod de;
+// The generated decoders, the only users of `direct`'s helpers, exist for k8s-openapi's
+// latest version only: under an older version feature the helpers are unused.
+#[allow(dead_code, unused_imports)]
+mod direct;
 pub(crate) mod envelope;
 mod error;
 pub(crate) mod generated;

@@ -4,21 +4,18 @@
 //! `runtime.RawExtension` whose `raw = 1` is the object in its own `k8s\0` envelope).
 
 use kube::core::{Status, WatchEvent, watch::Bookmark};
-use serde::de::{DeserializeOwned, DeserializeSeed};
+use serde::de::DeserializeOwned;
 
 use super::{
-    de::{from_message, message_deserializer},
+    de::from_message,
+    direct::{decode_object, decoder_of},
     envelope::unwrap,
     error::{Category, Error, Result},
     generated::schema,
     reader::{Scalar, for_each_field},
     types::Message,
 };
-use crate::listwatch::{
-    item::{DecodeOptions, ItemSeed},
-    skipped::SkippedObject,
-    wire::WireError,
-};
+use crate::listwatch::{item::DecodeOptions, skipped::SkippedObject, wire::WireError};
 
 /// Decodes one frame of a protobuf watch of `message` objects. As the JSON decoder: an
 /// object event whose object does not decode into `K` becomes
@@ -30,10 +27,10 @@ pub(crate) fn decode_event<K>(
     options: DecodeOptions,
 ) -> std::result::Result<WatchEvent<K>, kube::Error>
 where
-    K: DeserializeOwned + Clone,
+    K: DeserializeOwned + Clone + 'static,
 {
     let (event, object) = fields(frame).map_err(|err| kube::Error::SerdeError(err.into_json()))?;
-    let decoded = decode_object(event, object, message, options);
+    let decoded = object_event(event, object, message, options);
     decoded.map_err(|err| match (err.category(), event) {
         (Category::Data, "ADDED" | "MODIFIED" | "DELETED") => {
             let object = unwrap(object).map(|unknown| unknown.raw).unwrap_or_default();
@@ -74,7 +71,7 @@ fn fields(frame: &[u8]) -> Result<(&str, &[u8])> {
     }
 }
 
-fn decode_object<K: DeserializeOwned + Clone>(
+fn object_event<K: DeserializeOwned + Clone + 'static>(
     event: &str,
     object: &[u8],
     message: &'static Message,
@@ -82,8 +79,7 @@ fn decode_object<K: DeserializeOwned + Clone>(
 ) -> Result<WatchEvent<K>> {
     let unknown = unwrap(object)?;
     let (raw, type_meta) = (unknown.raw, Some(unknown.type_meta));
-    let item =
-        || ItemSeed::<K>::new(options).deserialize(message_deserializer(raw, message, type_meta));
+    let item = || decode_object::<K>(raw, message, type_meta, options, decoder_of::<K>());
     Ok(match event {
         "ADDED" => WatchEvent::Added(item()?),
         "MODIFIED" => WatchEvent::Modified(item()?),
