@@ -6,7 +6,7 @@ use k8s_openapi::{api::events::v1::EventSeries, apimachinery::pkg::apis::meta::v
 use serde::de::Error as _;
 
 use super::{
-    Cx, Direct,
+    fields::{Cx, Direct},
     scalars::{int, micro_time, string, time},
 };
 use crate::listwatch::protobuf::{

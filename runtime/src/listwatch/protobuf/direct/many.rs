@@ -9,7 +9,7 @@ use k8s_openapi::{
 };
 
 use super::{
-    Cx, Direct, expect_len, message, required,
+    fields::{Cx, Direct, expect_len, message, required},
     scalars::{boolean, int, quantity, quantity_of, string, time_of},
 };
 use crate::listwatch::protobuf::{

@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 
 use serde::de::{Error as _, Unexpected};
 
-use super::expect_len;
+use super::fields::expect_len;
 use crate::listwatch::json_input::decode_all;
 use crate::listwatch::protobuf::{
     error::{Error, Result},

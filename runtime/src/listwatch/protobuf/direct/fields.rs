@@ -1,0 +1,107 @@
+//! The traits of the direct route ([`Direct`], and [`Fields`] for the generated impls),
+//! what decoding is asked to leave out ([`Cx`]), the [`DecodeFn`] each kind is looked up
+//! by, and the helpers for nested and inline messages.
+
+use std::any::Any;
+
+use serde::de::{Error as _, Unexpected};
+
+use crate::listwatch::protobuf::{
+    error::{Error, Result},
+    reader::{LEN, Reader},
+    value::TypeMeta,
+};
+
+/// A k8s-openapi type decoded straight from its protobuf message.
+pub(crate) trait Direct: Sized {
+    /// Decodes one message.
+    fn decode(bytes: &[u8], cx: Cx) -> Result<Self>;
+}
+
+/// A k8s-openapi type with `Default` whose fields are read into it one by one (the
+/// generated impls; the types without `Default` implement [`Direct`] by hand).
+pub(crate) trait Fields: Default {
+    /// Reads the field numbered `number`, whose tag said `wire`, into `self`; a field the
+    /// type does not know is skipped.
+    fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()>;
+}
+
+impl<T: Fields> Direct for T {
+    fn decode(bytes: &[u8], cx: Cx) -> Result<Self> {
+        let mut out = T::default();
+        let mut reader = Reader::new(bytes);
+        while let Some((number, wire)) = reader.tag()? {
+            out.field(number, wire, &mut reader, cx)?;
+        }
+        Ok(out)
+    }
+}
+
+/// What decoding is asked to leave out.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Cx {
+    /// `metadata.managedFields` stays `None` (the informer's `strip_managed_fields()`).
+    pub(crate) skip_managed_fields: bool,
+}
+
+/// Decodes one object (`type_meta`: the envelope's, checked against the type's) into the
+/// `Option<K>` behind `slot`.
+pub(crate) type DecodeFn =
+    for<'a> fn(&'a [u8], Option<TypeMeta<'a>>, Cx, &mut dyn Any) -> Result<()>;
+
+/// The [`DecodeFn`] of `K`, which `generated::direct::decoder` hands out by `TypeId`.
+pub(crate) fn decode_into<K: Direct + k8s_openapi::Resource + 'static>(
+    bytes: &[u8],
+    type_meta: Option<TypeMeta<'_>>,
+    cx: Cx,
+    slot: &mut dyn Any,
+) -> Result<()> {
+    if let Some(types) = type_meta {
+        // As k8s-openapi's `Deserialize` impls check `apiVersion` and `kind`.
+        for (found, wanted) in [(types.api_version, K::API_VERSION), (types.kind, K::KIND)] {
+            if found != wanted {
+                return Err(Error::invalid_value(Unexpected::Str(found), &wanted));
+            }
+        }
+    }
+    let value = K::decode(bytes, cx)?;
+    let slot = slot.downcast_mut::<Option<K>>().ok_or_else(|| {
+        Error::wire(format_args!("a decoder of {} handed another type's slot", K::KIND))
+    })?;
+    *slot = Some(value);
+    Ok(())
+}
+
+/// A nested message field.
+pub(crate) fn message<T: Direct>(wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<T> {
+    expect_len(wire, "message")?;
+    T::decode(reader.len_delimited()?, cx)
+}
+
+/// A struct embedded with `json:",inline"`: its fields, read by `field`, are its parent's.
+pub(crate) fn inline<'de>(
+    wire: u8,
+    reader: &mut Reader<'de>,
+    mut field: impl FnMut(u32, u8, &mut Reader<'de>) -> Result<()>,
+) -> Result<()> {
+    expect_len(wire, "inline struct")?;
+    let mut inner = Reader::new(reader.len_delimited()?);
+    while let Some((number, wire)) = inner.tag()? {
+        field(number, wire, &mut inner)?;
+    }
+    Ok(())
+}
+
+/// A value that may not be null (a map's time): null fails as it fails in JSON.
+pub(crate) fn required<T>(value: Option<T>) -> Result<T> {
+    value.ok_or_else(|| Error::invalid_type(Unexpected::Unit, &"a time"))
+}
+
+/// Fails unless a field of `what` came length-delimited.
+pub(crate) fn expect_len(wire: u8, what: &str) -> Result<()> {
+    if wire == LEN {
+        Ok(())
+    } else {
+        Err(Error::wire(format_args!("wire type {wire} for a {what} value")))
+    }
+}
