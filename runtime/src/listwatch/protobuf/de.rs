@@ -209,21 +209,14 @@ impl<'de> MessageMap<'de> {
 /// Steps over the entries of the repeated field `number` that start at `start` (whose
 /// first tag, of `wire` type, is read) and follow each other; their bytes, tags included,
 /// and how many entries they are (the length `Vec`s are allocated at).
-/// Go writes a repeated field's entries one after the other; a field repeated again later
-/// would be presented twice, and fail as a duplicate key.
+/// A field repeated again later would be presented twice, and fail as a duplicate key.
 fn entries<'de>(
     reader: &mut Reader<'de>,
     start: usize,
     number: u32,
     wire: u8,
 ) -> Result<(&'de [u8], usize)> {
-    reader.skip(wire)?;
-    let mut count = 1;
-    while reader.peek_number() == Some(number) {
-        let (_, wire) = reader.tag()?.expect("a tag was peeked");
-        reader.skip(wire)?;
-        count += 1;
-    }
+    let count = reader.skip_run(number, wire)?;
     Ok((reader.since(start), count))
 }
 

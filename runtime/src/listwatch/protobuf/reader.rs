@@ -108,6 +108,20 @@ impl<'de> Reader<'de> {
         Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
     }
 
+    /// Skips the run of entries of the repeated field `number` that starts here (its first
+    /// tag, of `wire` type, is read) and returns how many there are. Go writes a slice's
+    /// entries one after another.
+    pub(crate) fn skip_run(&mut self, number: u32, wire: u8) -> Result<usize> {
+        self.skip(wire)?;
+        let mut count = 1;
+        while self.peek_number() == Some(number) {
+            let (_, wire) = self.tag()?.expect("a tag was peeked");
+            self.skip(wire)?;
+            count += 1;
+        }
+        Ok(count)
+    }
+
     /// Skips the value of a field of `wire` type.
     pub(crate) fn skip(&mut self, wire: u8) -> Result<()> {
         match wire {

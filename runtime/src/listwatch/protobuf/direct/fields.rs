@@ -99,7 +99,12 @@ pub(crate) fn required<T>(value: Option<T>) -> Result<T> {
 
 /// Fails unless a field of `what` came length-delimited.
 pub(crate) fn expect_len(wire: u8, what: &str) -> Result<()> {
-    if wire == LEN {
+    expect_wire(wire, LEN, what)
+}
+
+/// Fails unless the tag of a field of `what` said `want`.
+pub(crate) fn expect_wire(wire: u8, want: u8, what: &str) -> Result<()> {
+    if wire == want {
         Ok(())
     } else {
         Err(Error::wire(format_args!("wire type {wire} for a {what} value")))

@@ -30,14 +30,7 @@ fn run<'de, T>(
     mut one: impl FnMut(u8, &mut Reader<'de>) -> Result<T>,
 ) -> Result<()> {
     let mut ahead = *reader;
-    ahead.skip(wire)?;
-    let mut count = 1;
-    while ahead.peek_number() == Some(number) {
-        let (_, wire) = ahead.tag()?.expect("a tag was peeked");
-        ahead.skip(wire)?;
-        count += 1;
-    }
-    out.reserve_exact(count);
+    out.reserve_exact(ahead.skip_run(number, wire)?);
     out.push(one(wire, reader)?);
     while reader.peek_number() == Some(number) {
         let (_, wire) = reader.tag()?.expect("a tag was peeked");

@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 
 use serde::de::{Error as _, Unexpected};
 
-use super::fields::expect_len;
+use super::fields::{expect_len, expect_wire};
 use crate::listwatch::json_input::decode_all;
 use crate::listwatch::protobuf::{
     error::{Error, Result},
@@ -23,15 +23,6 @@ use crate::listwatch::protobuf::{
     special,
     value::{self, Value, utf8},
 };
-
-/// Fails unless the tag said `want`.
-fn expect(wire: u8, want: u8, what: &str) -> Result<()> {
-    if wire == want {
-        Ok(())
-    } else {
-        Err(Error::wire(format_args!("wire type {wire} for a {what} value")))
-    }
-}
 
 /// A string.
 pub(crate) fn string(wire: u8, reader: &mut Reader<'_>) -> Result<String> {
@@ -41,7 +32,7 @@ pub(crate) fn string(wire: u8, reader: &mut Reader<'_>) -> Result<String> {
 
 /// A signed integer, into the width of the field (out of its range fails as JSON does).
 pub(crate) fn int<N: TryFrom<i64>>(wire: u8, reader: &mut Reader<'_>) -> Result<N> {
-    expect(wire, VARINT, "Int")?;
+    expect_wire(wire, VARINT, "Int")?;
     let value = reader.varint()? as i64;
     N::try_from(value)
         .map_err(|_| Error::invalid_value(Unexpected::Signed(value), &std::any::type_name::<N>()))
@@ -50,7 +41,7 @@ pub(crate) fn int<N: TryFrom<i64>>(wire: u8, reader: &mut Reader<'_>) -> Result<
 /// An unsigned integer, into the width of the field.
 #[allow(dead_code)] // No built-in type of client-go v0.36 has one; `codegen` emits it if one comes.
 pub(crate) fn uint<N: TryFrom<u64>>(wire: u8, reader: &mut Reader<'_>) -> Result<N> {
-    expect(wire, VARINT, "Uint")?;
+    expect_wire(wire, VARINT, "Uint")?;
     let value = reader.varint()?;
     N::try_from(value)
         .map_err(|_| Error::invalid_value(Unexpected::Unsigned(value), &std::any::type_name::<N>()))
@@ -58,21 +49,21 @@ pub(crate) fn uint<N: TryFrom<u64>>(wire: u8, reader: &mut Reader<'_>) -> Result
 
 /// A `bool`.
 pub(crate) fn boolean(wire: u8, reader: &mut Reader<'_>) -> Result<bool> {
-    expect(wire, VARINT, "Bool")?;
+    expect_wire(wire, VARINT, "Bool")?;
     Ok(reader.varint()? != 0)
 }
 
 /// A `float64`.
 #[allow(dead_code)] // No built-in type of client-go v0.36 has one; `codegen` emits it if one comes.
 pub(crate) fn double(wire: u8, reader: &mut Reader<'_>) -> Result<f64> {
-    expect(wire, FIXED64, "Double")?;
+    expect_wire(wire, FIXED64, "Double")?;
     Ok(f64::from_bits(reader.fixed64()?))
 }
 
 /// A `float32`, widened as JSON would carry it.
 #[allow(dead_code)] // No built-in type of client-go v0.36 has one; `codegen` emits it if one comes.
 pub(crate) fn float(wire: u8, reader: &mut Reader<'_>) -> Result<f64> {
-    expect(wire, FIXED32, "Float")?;
+    expect_wire(wire, FIXED32, "Float")?;
     Ok(f64::from(f32::from_bits(reader.fixed32()?)))
 }
 
