@@ -38,6 +38,11 @@ pub struct Struct {
     pub default: bool,
     /// The named fields, in declaration order.
     pub fields: Vec<StructField>,
+    /// It implements `crate::Resource`: its `Deserialize` impl checks `apiVersion` and
+    /// `kind` against the type's.
+    pub resource: bool,
+    /// It implements `crate::ListableResource`: it is what a list holds.
+    pub listable: bool,
 }
 
 impl Struct {
@@ -93,6 +98,8 @@ pub fn scan_source(source: &str) -> Vec<(String, Struct)> {
     let mut structs: Vec<(String, Struct)> = Vec::new();
     let mut arms: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut by_hand_default = Vec::new();
+    let mut resources = Vec::new();
+    let mut listables = Vec::new();
     let mut derives_default = false;
     let mut lines = source.lines();
     while let Some(line) = lines.next() {
@@ -108,11 +115,21 @@ pub fn scan_source(source: &str) -> Vec<(String, Struct)> {
                     } else {
                         lines.by_ref().take_while(|l| *l != "}").filter_map(field_line).collect()
                     };
-                    structs.push((name.to_owned(), Struct { tuple: false, default, fields }));
+                    structs.push((
+                        name.to_owned(),
+                        Struct { tuple: false, default, fields, resource: false, listable: false },
+                    ));
                 }
-                Some('(') => {
-                    structs.push((name.to_owned(), Struct { tuple: true, default, fields: vec![] }))
-                }
+                Some('(') => structs.push((
+                    name.to_owned(),
+                    Struct {
+                        tuple: true,
+                        default,
+                        fields: vec![],
+                        resource: false,
+                        listable: false,
+                    },
+                )),
                 _ => {} // generic (`List<T>`) or unexpected: not a message's struct
             }
         } else if let Some(ty) = ["impl Default for ", "impl std::default::Default for "]
@@ -120,6 +137,10 @@ pub fn scan_source(source: &str) -> Vec<(String, Struct)> {
             .find_map(|prefix| line.strip_prefix(prefix))
         {
             by_hand_default.push(leading_ident(ty).to_owned());
+        } else if let Some(ty) = line.strip_prefix("impl crate::Resource for ") {
+            resources.push(leading_ident(ty).to_owned());
+        } else if let Some(ty) = line.strip_prefix("impl crate::ListableResource for ") {
+            listables.push(leading_ident(ty).to_owned());
         } else if let Some(ty) = line
             .strip_prefix("impl<'de> crate::serde::Deserialize<'de> for ")
             .and_then(|rest| rest.strip_suffix(" {"))
@@ -132,6 +153,8 @@ pub fn scan_source(source: &str) -> Vec<(String, Struct)> {
     }
     for (name, found) in &mut structs {
         found.default |= by_hand_default.contains(name);
+        found.resource = resources.contains(name);
+        found.listable = listables.contains(name);
         for (json, ident) in arms.remove(name.as_str()).unwrap_or_default() {
             if let Some(field) =
                 found.fields.iter_mut().find(|f| f.ident == ident && f.json.is_none())
