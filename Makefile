@@ -187,14 +187,15 @@ bench-real: real-server client-go
 PROTO_SCHEMA := runtime/src/listwatch/protobuf/generated/schema.rs
 
 # Regenerate the protobuf schema table from client-go's Go types, then, from the
-# k8s-openapi the workspace locks, informers/src/generated/ and the protobuf decoders
-# (generated/direct.rs, which codegen builds from the schema table: it runs second).
+# k8s-openapi the workspace locks, informers/src/generated/, the protobuf decoders
+# (generated/direct.rs, which codegen builds from the schema table: it runs second) and the
+# in-place JSON decoders (runtime/src/listwatch/in_place/generated/decoders.rs).
 generate:
 	cd conformance && go run -buildvcs=false ./cmd/protoschema ../$(PROTO_SCHEMA)
 	$(CARGO) run -p codegen
 
 # Fail, naming each stale, missing or extra file, when informers/src/generated/, the
-# protobuf decoders or the protobuf schema table are not current.
+# protobuf or in-place JSON decoders or the protobuf schema table are not current.
 check-generated:
 	$(CARGO) run -p codegen -- --check
 	@command -v go >/dev/null || { echo "check-generated needs Go 1.26 (the protobuf schema table)"; exit 1; }

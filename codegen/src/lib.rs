@@ -16,6 +16,7 @@
 pub mod discover;
 pub mod emit;
 pub mod gate;
+pub mod in_place;
 pub mod model;
 pub mod naming;
 pub mod output;

@@ -1,5 +1,6 @@
 //! `cargo run -p codegen` regenerates `informers/src/generated/`, then the protobuf
-//! decoders `runtime/src/listwatch/protobuf/generated/direct.rs`;
+//! decoders `runtime/src/listwatch/protobuf/generated/direct.rs` and the in-place JSON
+//! decoders `runtime/src/listwatch/in_place/generated/decoders.rs`;
 //! `cargo run -p codegen -- --check` fails, naming every stale, missing or extra file, when
 //! they are not current.
 
@@ -7,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use codegen::model::KubeVersion;
-use codegen::{discover, emit, output, plan, proto};
+use codegen::{discover, emit, in_place, output, plan, proto};
 
 fn main() -> ExitCode {
     let mut check = false;
@@ -87,7 +88,8 @@ fn run(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
             );
         }
         let direct = run_direct(&root, &src, latest, check)?;
-        Ok(differences.is_empty() && direct)
+        let in_place = run_in_place(&root, &src, latest, check)?;
+        Ok(differences.is_empty() && direct && in_place)
     } else {
         let changed = output::write(&dir, &files)?;
         for difference in &changed {
@@ -99,7 +101,7 @@ fn run(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
             }
         }
         println!("codegen: wrote {} ({} files changed)", dir.display(), changed.len());
-        run_direct(&root, &src, latest, check)
+        Ok(run_direct(&root, &src, latest, check)? && run_in_place(&root, &src, latest, check)?)
     }
 }
 
@@ -117,19 +119,46 @@ fn run_direct(
     for (go_name, skip) in generated.notable_skips() {
         println!("codegen: no protobuf decoder for {go_name}: {skip}");
     }
+    settle(root, proto::OUTPUT_PATH, &generated.contents, check)
+}
+
+/// Generates the in-place JSON decoders of Kubernetes `latest` and writes or checks their
+/// file; returns whether it is (now) current.
+fn run_in_place(
+    root: &Path,
+    src: &Path,
+    latest: KubeVersion,
+    check: bool,
+) -> Result<bool, Box<dyn std::error::Error>> {
+    let version_dir = src.join(format!("v1_{}", latest.minor));
+    let generated = in_place::generate(&version_dir, latest)?;
+    println!(
+        "codegen: in-place JSON decoders for Kubernetes {latest}: {} structs, {} listable kinds",
+        generated.structs, generated.listable
+    );
+    settle(root, in_place::OUTPUT_PATH, &generated.contents, check)
+}
+
+/// Checks (`check`) or writes the generated file at `path`; whether it is (now) current.
+fn settle(
+    root: &Path,
+    path: &str,
+    contents: &str,
+    check: bool,
+) -> Result<bool, Box<dyn std::error::Error>> {
     if check {
-        let difference = output::check_file(root, proto::OUTPUT_PATH, &generated.contents)?;
+        let difference = output::check_file(root, path, contents)?;
         match &difference {
             Some(difference) => {
                 eprintln!("codegen: {difference}; run `cargo run -p codegen` (or `make generate`)")
             }
-            None => println!("codegen: {} is current", proto::OUTPUT_PATH),
+            None => println!("codegen: {path} is current"),
         }
         Ok(difference.is_none())
     } else {
-        match output::write_file(root, proto::OUTPUT_PATH, &generated.contents)? {
-            Some(_) => println!("codegen: wrote   {}", proto::OUTPUT_PATH),
-            None => println!("codegen: {} is current", proto::OUTPUT_PATH),
+        match output::write_file(root, path, contents)? {
+            Some(_) => println!("codegen: wrote   {path}"),
+            None => println!("codegen: {path} is current"),
         }
         Ok(true)
     }

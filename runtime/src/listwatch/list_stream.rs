@@ -19,8 +19,9 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny}
 use serde_json::error::Category;
 
 use super::{
-    capacity::{Scanned, decode_slice, object_mute, scan},
+    capacity::{Scanned, object_mute, scan},
     heap_room::HeapRoom,
+    in_place::{self, DecodeFn},
     item::DecodeOptions,
     managed_fields::WithoutManagedFields,
     skipped::SkippedObject,
@@ -79,9 +80,11 @@ pub(crate) struct ListDecoder<K> {
     skipped: Vec<SkippedObject>,
     /// Heap room made for the items (see [`heap_room`](super::heap_room)).
     room: HeapRoom,
+    /// `K`'s in-place decoder, if it has one (see [`in_place`]).
+    in_place: Option<DecodeFn>,
 }
 
-impl<K: DeserializeOwned + Clone> ListDecoder<K> {
+impl<K: DeserializeOwned + Clone + 'static> ListDecoder<K> {
     pub(crate) fn new(options: DecodeOptions) -> Self {
         Self::with_batch(options, BATCH)
     }
@@ -100,6 +103,7 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
             items: None,
             skipped: Vec::new(),
             room: HeapRoom::default(),
+            in_place: in_place::decoder_of::<K>(),
         }
     }
 
@@ -293,7 +297,7 @@ impl<K: DeserializeOwned + Clone> ListDecoder<K> {
             return Ok(Some(Step::NeedMore));
         };
         self.room.before_item(end);
-        match decode_slice::<K>(&input[..end], lengths, self.options) {
+        match in_place::decode_slice::<K>(&input[..end], lengths, self.options, self.in_place) {
             Ok(item) => {
                 self.items.get_or_insert_with(Vec::new).push(item);
                 self.pos += end;

@@ -25,6 +25,12 @@ impl Lengths {
         Self { lengths, next: Cell::new(0), broken: Cell::new(false) }
     }
 
+    /// Hands the lengths out again from the first, for a second decoding of the object.
+    pub(crate) fn rewind(&self) {
+        self.next.set(0);
+        self.broken.set(false);
+    }
+
     /// The length of the next array, unless the hints went out of step.
     fn take(&self) -> Option<usize> {
         if self.broken.get() {

@@ -58,15 +58,14 @@ where
     }
 }
 
-/// Decodes the object that is exactly `bytes` (as [`scan`] found it) with `options`.
-pub(crate) fn decode_slice<K: DeserializeOwned>(
+/// Decodes the object that is exactly `bytes` (as [`scan`] found it) with `options`,
+/// through `K`'s own `Deserialize`.
+pub(crate) fn decode_with<K: DeserializeOwned>(
     bytes: &[u8],
-    lengths: Vec<u32>,
+    lengths: &Lengths,
     options: DecodeOptions,
 ) -> serde_json::Result<K> {
-    let lengths = Lengths::new(lengths);
-    let seed = ObjectHinted { options, lengths: &lengths, _object: std::marker::PhantomData };
-    decode_all(bytes, seed)
+    decode_all(bytes, ObjectHinted { options, lengths, _object: std::marker::PhantomData })
 }
 
 /// A seed decoding an object as [`decode_object`] does.

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::*;
 
 /// Decodes `body` fed in chunks of `chunk` bytes, decoding every `batch` bytes.
-fn decode_in_chunks<K: DeserializeOwned + Clone>(
+fn decode_in_chunks<K: DeserializeOwned + Clone + 'static>(
     body: &[u8],
     chunk: usize,
     batch: usize,
@@ -16,7 +16,7 @@ fn decode_in_chunks<K: DeserializeOwned + Clone>(
 }
 
 /// As [`decode_in_chunks`], with the items skipped as undecodable.
-fn decode_skipping<K: DeserializeOwned + Clone>(
+fn decode_skipping<K: DeserializeOwned + Clone + 'static>(
     body: &[u8],
     chunk: usize,
     batch: usize,
@@ -42,7 +42,7 @@ fn config_map(name: &str) -> serde_json::Value {
 
 /// Every way of cutting the body: one chunk, small chunks, and a decoding pass
 /// after every chunk, so values are cut at every byte.
-fn every_cut<K: DeserializeOwned + Clone>(
+fn every_cut<K: DeserializeOwned + Clone + 'static>(
     body: &[u8],
     options: DecodeOptions,
 ) -> Vec<serde_json::Result<ObjectList<K>>> {

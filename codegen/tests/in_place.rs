@@ -1,0 +1,82 @@
+//! The in-place JSON decoders generated from k8s-openapi's latest Kubernetes module.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use codegen::in_place::{self, Generated};
+use codegen::model::Model;
+use common::{real_model, workspace_root};
+
+/// The generated file and the model, built once for all tests of this file.
+fn generated() -> &'static (Generated, Model) {
+    static GENERATED: OnceLock<(Generated, Model)> = OnceLock::new();
+    GENERATED.get_or_init(|| {
+        let model = real_model();
+        let latest = model.latest().unwrap();
+        let src =
+            codegen::discover::locate_k8s_openapi(&workspace_root().join("Cargo.toml")).unwrap();
+        let version_dir = src.join(format!("v1_{}", latest.minor));
+        (in_place::generate(&version_dir, latest).unwrap(), model)
+    })
+}
+
+#[test]
+fn the_pod_s_fields_get_the_seed_of_their_type() {
+    let (generated, _) = generated();
+    let file = &generated.contents;
+    for line in [
+        // A struct, an `Option` of one, a `Vec` of them, an `Option` of a `Vec` of them.
+        "0 => map.next_value_seed(Obj(&mut self.metadata)),",
+        "1 => map.next_value_seed(OptObj(&mut self.spec)),",
+        "map.next_value_seed(Objs(&mut self.containers)),",
+        "map.next_value_seed(OptObjs(&mut self.volumes)),",
+        // Anything else: through its own `Deserialize`, `null` as the default or `None`.
+        "map.next_value_seed(LeafOr(&mut self.name)),",
+        "map.next_value_seed(Leaf(&mut self.node_selector)),",
+        // A resource checks its type.
+        "map.next_value_seed(Expect(<Self as k8s_openapi::Resource>::KIND)),",
+        // JSON names that are not the ident's camel case.
+        "\"hostIP\" => ",
+    ] {
+        assert!(file.contains(line), "missing {line}");
+    }
+}
+
+#[test]
+fn every_kind_with_a_decoder_is_a_listable_resource_of_the_latest_version() {
+    let (generated, model) = generated();
+    let latest = model.latest().unwrap();
+    let resources: Vec<String> = model.resources_in(latest).map(|r| r.rust_path_string()).collect();
+    let mut checked = 0;
+    for line in generated.contents.lines() {
+        let Some(rest) = line.trim().strip_prefix("if id == TypeId::of::<") else { continue };
+        let ty = rest.split('>').next().unwrap_or_default();
+        assert!(resources.iter().any(|r| r == ty), "{ty} is not a listable resource in {latest}");
+        checked += 1;
+    }
+    assert_eq!(checked, generated.listable);
+    assert!(generated.listable > 80, "{}", generated.listable);
+}
+
+#[test]
+fn the_committed_file_is_current() {
+    let (generated, _) = generated();
+    let difference =
+        codegen::output::check_file(&workspace_root(), in_place::OUTPUT_PATH, &generated.contents)
+            .unwrap();
+    assert_eq!(difference, None, "run `cargo run -p codegen`");
+}
+
+#[test]
+fn the_items_inside_the_version_gates_are_rust() {
+    let (generated, _) = generated();
+    let file: syn::File = syn::parse_file(&generated.contents).unwrap();
+    let mut impls = 0;
+    for item in &file.items {
+        let syn::Item::Macro(gate) = item else { panic!("an item outside the version gates") };
+        let body: syn::File = gate.mac.parse_body().unwrap();
+        impls += body.items.iter().filter(|i| matches!(i, syn::Item::Impl(_))).count();
+    }
+    assert_eq!(impls, generated.structs);
+}
