@@ -211,6 +211,16 @@ fn bracket_balance(line: &str) -> i64 {
     balance
 }
 
+/// `items` for Kubernetes `latest` only, and `otherwise` for every older version: the
+/// body of a generated file that holds code for k8s-openapi's latest module alone.
+pub fn latest_only(latest: KubeVersion, items: &str, otherwise: &str) -> String {
+    let minor = latest.minor;
+    let previous = minor.saturating_sub(1);
+    format!(
+        "k8s_openapi::k8s_if_1_{minor}! {{\n{items}}}\nk8s_openapi::k8s_if_le_1_{previous}! {{\n{otherwise}\n}}\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,9 +87,8 @@ fn run(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
                 differences.len()
             );
         }
-        let direct = run_direct(&root, &src, latest, check)?;
-        let in_place = run_in_place(&root, &src, latest, check)?;
-        Ok(differences.is_empty() && direct && in_place)
+        let decoders = run_decoders(&root, &src, latest, check)?;
+        Ok(differences.is_empty() && decoders)
     } else {
         let changed = output::write(&dir, &files)?;
         for difference in &changed {
@@ -101,42 +100,32 @@ fn run(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
             }
         }
         println!("codegen: wrote {} ({} files changed)", dir.display(), changed.len());
-        Ok(run_direct(&root, &src, latest, check)? && run_in_place(&root, &src, latest, check)?)
+        run_decoders(&root, &src, latest, check)
     }
 }
 
-/// Generates the protobuf decoders of Kubernetes `latest` and writes or checks their file;
-/// returns whether it is (now) current.
-fn run_direct(
+/// Generates the protobuf and the in-place JSON decoders of Kubernetes `latest` and writes
+/// or checks their files; returns whether both are (now) current.
+fn run_decoders(
     root: &Path,
     src: &Path,
     latest: KubeVersion,
     check: bool,
 ) -> Result<bool, Box<dyn std::error::Error>> {
     let version_dir = src.join(format!("v1_{}", latest.minor));
-    let generated = proto::generate(&root.join(proto::SCHEMA_PATH), &version_dir, latest)?;
-    println!("codegen: protobuf decoders for Kubernetes {latest}: {}", generated.summary());
-    for (go_name, skip) in generated.notable_skips() {
+    let direct = proto::generate(&root.join(proto::SCHEMA_PATH), &version_dir, latest)?;
+    println!("codegen: protobuf decoders for Kubernetes {latest}: {}", direct.summary());
+    for (go_name, skip) in direct.notable_skips() {
         println!("codegen: no protobuf decoder for {go_name}: {skip}");
     }
-    settle(root, proto::OUTPUT_PATH, &generated.contents, check)
-}
-
-/// Generates the in-place JSON decoders of Kubernetes `latest` and writes or checks their
-/// file; returns whether it is (now) current.
-fn run_in_place(
-    root: &Path,
-    src: &Path,
-    latest: KubeVersion,
-    check: bool,
-) -> Result<bool, Box<dyn std::error::Error>> {
-    let version_dir = src.join(format!("v1_{}", latest.minor));
-    let generated = in_place::generate(&version_dir, latest)?;
+    let direct_current = settle(root, proto::OUTPUT_PATH, &direct.contents, check)?;
+    let in_place = in_place::generate(&version_dir, latest)?;
     println!(
         "codegen: in-place JSON decoders for Kubernetes {latest}: {} structs, {} listable kinds",
-        generated.structs, generated.listable
+        in_place.structs, in_place.listable
     );
-    settle(root, in_place::OUTPUT_PATH, &generated.contents, check)
+    let in_place_current = settle(root, in_place::OUTPUT_PATH, &in_place.contents, check)?;
+    Ok(direct_current && in_place_current)
 }
 
 /// Checks (`check`) or writes the generated file at `path`; whether it is (now) current.

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use codegen::in_place::{self, Generated};
 use codegen::model::Model;
-use common::{real_model, workspace_root};
+use common::{assert_committed, impls_inside_gates, real_model, workspace_root};
 
 /// The generated file and the model, built once for all tests of this file.
 fn generated() -> &'static (Generated, Model) {
@@ -62,21 +62,11 @@ fn every_kind_with_a_decoder_is_a_listable_resource_of_the_latest_version() {
 #[test]
 fn the_committed_file_is_current() {
     let (generated, _) = generated();
-    let difference =
-        codegen::output::check_file(&workspace_root(), in_place::OUTPUT_PATH, &generated.contents)
-            .unwrap();
-    assert_eq!(difference, None, "run `cargo run -p codegen`");
+    assert_committed(in_place::OUTPUT_PATH, &generated.contents);
 }
 
 #[test]
 fn the_items_inside_the_version_gates_are_rust() {
     let (generated, _) = generated();
-    let file: syn::File = syn::parse_file(&generated.contents).unwrap();
-    let mut impls = 0;
-    for item in &file.items {
-        let syn::Item::Macro(gate) = item else { panic!("an item outside the version gates") };
-        let body: syn::File = gate.mac.parse_body().unwrap();
-        impls += body.items.iter().filter(|i| matches!(i, syn::Item::Impl(_))).count();
-    }
-    assert_eq!(impls, generated.structs);
+    assert_eq!(impls_inside_gates(&generated.contents), generated.structs);
 }

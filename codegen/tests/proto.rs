@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use codegen::model::Model;
 use codegen::proto::{self, Generated, select::Skip};
-use common::{real_model, workspace_root};
+use common::{assert_committed, impls_inside_gates, real_model, workspace_root};
 
 /// The generated file and the model, built once for all tests of this file.
 fn generated() -> &'static (Generated, Model) {
@@ -94,21 +94,11 @@ fn structs_without_default_are_decoded_by_hand_and_what_needs_them_is_generated(
 #[test]
 fn the_committed_file_is_current() {
     let (generated, _) = generated();
-    let difference =
-        codegen::output::check_file(&workspace_root(), proto::OUTPUT_PATH, &generated.contents)
-            .unwrap();
-    assert_eq!(difference, None, "run `cargo run -p codegen`");
+    assert_committed(proto::OUTPUT_PATH, &generated.contents);
 }
 
 #[test]
 fn the_items_inside_the_version_gates_are_rust() {
     let (generated, _) = generated();
-    let file: syn::File = syn::parse_file(&generated.contents).unwrap();
-    let mut impls = 0;
-    for item in &file.items {
-        let syn::Item::Macro(gate) = item else { panic!("an item outside the version gates") };
-        let body: syn::File = gate.mac.parse_body().unwrap();
-        impls += body.items.iter().filter(|i| matches!(i, syn::Item::Impl(_))).count();
-    }
-    assert_eq!(impls, generated.selection.emitted.len());
+    assert_eq!(impls_inside_gates(&generated.contents), generated.selection.emitted.len());
 }

@@ -31,3 +31,22 @@ pub(crate) fn find<'a>(
 pub(crate) fn minors(versions: &std::collections::BTreeSet<KubeVersion>) -> Vec<u32> {
     versions.iter().map(|v| v.minor).collect()
 }
+
+/// How many impls a generated decoders file holds inside its version gates; panics on an
+/// item outside them or on a gate whose body is not Rust.
+pub(crate) fn impls_inside_gates(contents: &str) -> usize {
+    let file: syn::File = syn::parse_file(contents).unwrap();
+    let mut impls = 0;
+    for item in &file.items {
+        let syn::Item::Macro(gate) = item else { panic!("an item outside the version gates") };
+        let body: syn::File = gate.mac.parse_body().unwrap();
+        impls += body.items.iter().filter(|i| matches!(i, syn::Item::Impl(_))).count();
+    }
+    impls
+}
+
+/// Fails unless the file at `path` (from the workspace root) holds `contents`.
+pub(crate) fn assert_committed(path: &str, contents: &str) {
+    let difference = codegen::output::check_file(&workspace_root(), path, contents).unwrap();
+    assert_eq!(difference, None, "run `cargo run -p codegen`");
+}
