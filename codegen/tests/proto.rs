@@ -7,7 +7,9 @@ use std::sync::OnceLock;
 
 use codegen::model::Model;
 use codegen::proto::{self, Generated, select::Skip};
-use common::{assert_committed, impls_inside_gates, real_model, workspace_root};
+use common::{
+    assert_committed, decoders_are_listable, impls_inside_gates, real_model, workspace_root,
+};
 
 /// The generated file and the model, built once for all tests of this file.
 fn generated() -> &'static (Generated, Model) {
@@ -52,16 +54,7 @@ fn decodes_common_kinds_field_by_field() {
 fn every_decoded_kind_is_a_k8s_openapi_resource_of_the_latest_version() {
     // `decode_into` needs `k8s_openapi::Resource`: every type in `decoder` must be one.
     let (generated, model) = generated();
-    let latest = model.latest().unwrap();
-    let resources: Vec<String> = model.resources_in(latest).map(|r| r.rust_path_string()).collect();
-    let mut checked = 0;
-    for line in generated.contents.lines() {
-        let Some(rest) = line.trim().strip_prefix("if id == TypeId::of::<") else { continue };
-        let ty = rest.split('>').next().unwrap_or_default();
-        assert!(resources.iter().any(|r| r == ty), "{ty} is not a listable resource in {latest}");
-        checked += 1;
-    }
-    assert_eq!(checked, generated.decoded_resources());
+    assert_eq!(decoders_are_listable(model, &generated.contents), generated.decoded_resources());
 }
 
 #[test]

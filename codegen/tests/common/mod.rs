@@ -50,3 +50,18 @@ pub(crate) fn assert_committed(path: &str, contents: &str) {
     let difference = codegen::output::check_file(&workspace_root(), path, contents).unwrap();
     assert_eq!(difference, None, "run `cargo run -p codegen`");
 }
+
+/// Fails unless every type a generated `decoder` looks up is a listable resource of the
+/// model's latest version; how many it looks up.
+pub(crate) fn decoders_are_listable(model: &Model, contents: &str) -> usize {
+    let latest = model.latest().unwrap();
+    let resources: Vec<String> = model.resources_in(latest).map(|r| r.rust_path_string()).collect();
+    let mut checked = 0;
+    for line in contents.lines() {
+        let Some(rest) = line.trim().strip_prefix("if id == TypeId::of::<") else { continue };
+        let ty = rest.split('>').next().unwrap_or_default();
+        assert!(resources.iter().any(|r| r == ty), "{ty} is not a listable resource in {latest}");
+        checked += 1;
+    }
+    checked
+}
