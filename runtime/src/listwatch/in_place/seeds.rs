@@ -94,7 +94,8 @@ impl<'de, T: Fields> DeserializeSeed<'de> for Objs<'_, T> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        self.0.clear();
+        // A new `Vec`, not a cleared one: a repeated key gets the capacity of its own value.
+        *self.0 = Vec::new();
         deserializer.deserialize_option(Nullable(VecInto(self.0)))
     }
 }

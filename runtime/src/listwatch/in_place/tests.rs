@@ -89,6 +89,13 @@ fn null_and_missing_fields_are_defaults_and_a_repeated_key_replaces() {
     assert_eq!(ours, theirs);
     assert_eq!(ours.spec.unwrap().containers.len(), 1);
     assert_eq!(ours.metadata.name, None);
+    // A repeated `Vec` key: the second value, at its own capacity.
+    let repeated = br#"{"spec": {"containers": [{"name": "a"}, {"name": "b"}], "containers": [{"name": "c"}]}}"#;
+    let (ours, in_step) = in_place::<Pod>(repeated, DecodeOptions::default()).unwrap();
+    assert_eq!(ours, serde_json::from_slice::<Pod>(repeated).unwrap());
+    let containers = ours.spec.unwrap().containers;
+    assert_eq!((containers.len(), containers.capacity()), (1, 1));
+    assert!(in_step);
 }
 
 #[test]
