@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use codegen::in_place::{self, Generated};
 use codegen::model::Model;
 use common::{
-    assert_committed, decoders_are_listable, impls_inside_gates, real_model, workspace_root,
+    assert_committed, decoders_are_listable, impls_inside_gates, latest_version_dir, real_model,
 };
 
 /// The generated file and the model, built once for all tests of this file.
@@ -16,9 +16,7 @@ fn generated() -> &'static (Generated, Model) {
     GENERATED.get_or_init(|| {
         let model = real_model();
         let latest = model.latest().unwrap();
-        let src =
-            codegen::discover::locate_k8s_openapi(&workspace_root().join("Cargo.toml")).unwrap();
-        let version_dir = src.join(format!("v1_{}", latest.minor));
+        let version_dir = latest_version_dir(&model);
         (in_place::generate(&version_dir, latest).unwrap(), model)
     })
 }

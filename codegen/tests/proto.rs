@@ -8,7 +8,8 @@ use std::sync::OnceLock;
 use codegen::model::Model;
 use codegen::proto::{self, Generated, select::Skip};
 use common::{
-    assert_committed, decoders_are_listable, impls_inside_gates, real_model, workspace_root,
+    assert_committed, decoders_are_listable, impls_inside_gates, latest_version_dir, real_model,
+    workspace_root,
 };
 
 /// The generated file and the model, built once for all tests of this file.
@@ -17,9 +18,7 @@ fn generated() -> &'static (Generated, Model) {
     GENERATED.get_or_init(|| {
         let model = real_model();
         let latest = model.latest().unwrap();
-        let src =
-            codegen::discover::locate_k8s_openapi(&workspace_root().join("Cargo.toml")).unwrap();
-        let version_dir = src.join(format!("v1_{}", latest.minor));
+        let version_dir = latest_version_dir(&model);
         let schema = workspace_root().join(proto::SCHEMA_PATH);
         (proto::generate(&schema, &version_dir, latest).unwrap(), model)
     })

@@ -15,6 +15,12 @@ pub(crate) fn real_model() -> Model {
     codegen::discover::discover(&src).unwrap()
 }
 
+/// The k8s-openapi module of `model`'s latest Kubernetes version (such as `src/v1_37`).
+pub(crate) fn latest_version_dir(model: &Model) -> PathBuf {
+    let src = codegen::discover::locate_k8s_openapi(&workspace_root().join("Cargo.toml")).unwrap();
+    src.join(format!("v1_{}", model.latest().unwrap().minor))
+}
+
 pub(crate) fn find<'a>(
     model: &'a Model,
     group: &str,
