@@ -67,7 +67,9 @@ fn unchecked_statement(field: &Field, target: &StructField) -> Result<String, St
         Kind::Double => set("double(wire, reader)?"),
         Kind::Float => set("float(wire, reader)?"),
         Kind::Bytes => set("bytes(wire, reader)?"),
-        Kind::Message(_) => set("message(wire, reader, cx)?"),
+        // Decoded where it stays (no struct built on the stack and moved).
+        Kind::Message(_) if option => format!("message_some(&mut {place}, wire, reader, cx)?"),
+        Kind::Message(_) => format!("message_over(&mut {place}, wire, reader, cx)?"),
         Kind::Quantity => set("quantity(wire, reader)?"),
         Kind::IntOrString => set("int_or_string(wire, reader)?"),
         Kind::Time | Kind::MicroTime | Kind::RawJson => {

@@ -267,7 +267,7 @@ fn emits_one_arm_per_field_the_struct_has() {
         .unwrap();
     let expected = "    fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.name = Some(string(wire, reader)?) },
             3 => self.replicas = int(wire, reader)?,
             4 => messages(&mut self.parts, number, wire, reader, cx)?,

@@ -13,9 +13,33 @@ use crate::listwatch::protobuf::{
 };
 
 /// A k8s-openapi type decoded straight from its protobuf message.
+///
+/// The `decode_*` methods put a message where its value stays. Their defaults decode it
+/// with [`decode`](Direct::decode) and move it there; the generated impls ([`Fields`])
+/// decode it in place instead, sparing the move of a struct built on the stack (a
+/// `Container` is over a kilobyte, and a Pod holds dozens of such structs).
 pub(crate) trait Direct: Sized {
     /// Decodes one message.
     fn decode(bytes: &[u8], cx: Cx) -> Result<Self>;
+
+    /// Decodes one message over `place`: a repeated singular field replaces what the
+    /// first one set, as a repeated JSON key does.
+    fn decode_over(place: &mut Self, bytes: &[u8], cx: Cx) -> Result<()> {
+        *place = Self::decode(bytes, cx)?;
+        Ok(())
+    }
+
+    /// Decodes one message into `place`, replacing what it held.
+    fn decode_some(place: &mut Option<Self>, bytes: &[u8], cx: Cx) -> Result<()> {
+        *place = Some(Self::decode(bytes, cx)?);
+        Ok(())
+    }
+
+    /// Decodes one message onto the end of `out`.
+    fn decode_push(out: &mut Vec<Self>, bytes: &[u8], cx: Cx) -> Result<()> {
+        out.push(Self::decode(bytes, cx)?);
+        Ok(())
+    }
 }
 
 /// A k8s-openapi type with `Default` whose fields are read into it one by one (the
@@ -29,12 +53,33 @@ pub(crate) trait Fields: Default {
 impl<T: Fields> Direct for T {
     fn decode(bytes: &[u8], cx: Cx) -> Result<Self> {
         let mut out = T::default();
-        let mut reader = Reader::new(bytes);
-        while let Some((number, wire)) = reader.tag()? {
-            out.field(number, wire, &mut reader, cx)?;
-        }
+        fill(&mut out, bytes, cx)?;
         Ok(out)
     }
+
+    fn decode_over(place: &mut Self, bytes: &[u8], cx: Cx) -> Result<()> {
+        *place = T::default();
+        fill(place, bytes, cx)
+    }
+
+    fn decode_some(place: &mut Option<Self>, bytes: &[u8], cx: Cx) -> Result<()> {
+        fill(place.insert(T::default()), bytes, cx)
+    }
+
+    fn decode_push(out: &mut Vec<Self>, bytes: &[u8], cx: Cx) -> Result<()> {
+        out.push(T::default());
+        fill(out.last_mut().expect("an element was just pushed"), bytes, cx)
+    }
+}
+
+/// Reads the fields of the message `bytes` into `out`, which starts at its default. On
+/// an error `out` holds what was read before it; the whole object is then dropped.
+fn fill<T: Fields>(out: &mut T, bytes: &[u8], cx: Cx) -> Result<()> {
+    let mut reader = Reader::new(bytes);
+    while let Some((number, wire)) = reader.tag()? {
+        out.field(number, wire, &mut reader, cx)?;
+    }
+    Ok(())
 }
 
 /// What decoding is asked to leave out.
@@ -45,7 +90,8 @@ pub(crate) struct Cx {
 }
 
 /// Decodes one object (`type_meta`: the envelope's, checked against the type's) into the
-/// `Option<K>` behind `slot`.
+/// `Option<K>` behind `slot`, in place. After an error the slot holds a partial object,
+/// which the caller drops.
 pub(crate) type DecodeFn =
     for<'a> fn(&'a [u8], Option<TypeMeta<'a>>, Cx, &mut dyn Any) -> Result<()>;
 
@@ -64,18 +110,32 @@ pub(crate) fn decode_into<K: Direct + k8s_openapi::Resource + 'static>(
             }
         }
     }
-    let value = K::decode(bytes, cx)?;
     let slot = slot.downcast_mut::<Option<K>>().ok_or_else(|| {
         Error::wire(format_args!("a decoder of {} handed another type's slot", K::KIND))
     })?;
-    *slot = Some(value);
-    Ok(())
+    K::decode_some(slot, bytes, cx)
 }
 
-/// A nested message field.
-pub(crate) fn message<T: Direct>(wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<T> {
+/// A nested message field that is not an `Option`, decoded over `place`.
+pub(crate) fn message_over<T: Direct>(
+    place: &mut T,
+    wire: u8,
+    reader: &mut Reader<'_>,
+    cx: Cx,
+) -> Result<()> {
     expect_len(wire, "message")?;
-    T::decode(reader.len_delimited()?, cx)
+    T::decode_over(place, reader.len_delimited()?, cx)
+}
+
+/// A nested message field in an `Option`, decoded into `place`.
+pub(crate) fn message_some<T: Direct>(
+    place: &mut Option<T>,
+    wire: u8,
+    reader: &mut Reader<'_>,
+    cx: Cx,
+) -> Result<()> {
+    expect_len(wire, "message")?;
+    T::decode_some(place, reader.len_delimited()?, cx)
 }
 
 /// A struct embedded with `json:",inline"`: its fields, read by `field`, are its parent's.

@@ -9,7 +9,7 @@ use k8s_openapi::{
 };
 
 use super::{
-    fields::{Cx, Direct, expect_len, message, required},
+    fields::{Cx, Direct, expect_len, required},
     scalars::{boolean, int, quantity, quantity_of, string, time_of},
 };
 use crate::listwatch::protobuf::{
@@ -27,14 +27,28 @@ fn run<'de, T>(
     number: u32,
     wire: u8,
     reader: &mut Reader<'de>,
-    mut one: impl FnMut(u8, &mut Reader<'de>) -> Result<T>,
+    one: impl Fn(u8, &mut Reader<'de>) -> Result<T>,
+) -> Result<()> {
+    run_into(out, number, wire, reader, |out, wire, reader| {
+        out.push(one(wire, reader)?);
+        Ok(())
+    })
+}
+
+/// [`run`] with `append` putting each entry onto the end of `out` itself.
+fn run_into<'de, T>(
+    out: &mut Vec<T>,
+    number: u32,
+    wire: u8,
+    reader: &mut Reader<'de>,
+    mut append: impl FnMut(&mut Vec<T>, u8, &mut Reader<'de>) -> Result<()>,
 ) -> Result<()> {
     let mut ahead = *reader;
     out.reserve_exact(ahead.skip_run(number, wire)?);
-    out.push(one(wire, reader)?);
+    append(out, wire, reader)?;
     while reader.peek_number() == Some(number) {
         let (_, wire) = reader.tag()?.expect("a tag was peeked");
-        out.push(one(wire, reader)?);
+        append(out, wire, reader)?;
     }
     Ok(())
 }
@@ -112,7 +126,10 @@ pub(crate) fn messages<T: Direct>(
     reader: &mut Reader<'_>,
     cx: Cx,
 ) -> Result<()> {
-    run(out, number, wire, reader, |wire, reader| message(wire, reader, cx))
+    run_into(out, number, wire, reader, |out, wire, reader| {
+        expect_len(wire, "message")?;
+        T::decode_push(out, reader.len_delimited()?, cx)
+    })
 }
 
 /// One entry of a map field: its key, and its value's bytes if it has one (every map value

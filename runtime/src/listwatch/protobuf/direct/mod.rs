@@ -13,7 +13,8 @@
 //! object the same JSON would (`tests/tests/integration/protobuf_wire.rs` holds them to
 //! it). What the direct route saves is the map between them: the keys matched as strings,
 //! each struct built on the stack field by field and then moved, and times written as
-//! RFC 3339 text to be parsed again.
+//! RFC 3339 text to be parsed again. A nested message is decoded where it stays (in its
+//! `Option`, at the end of its `Vec`), not built on the stack and moved there.
 
 mod by_hand;
 mod fields;

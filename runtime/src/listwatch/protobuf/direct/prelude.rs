@@ -4,7 +4,9 @@ pub(crate) use std::any::TypeId;
 
 #[allow(unused_imports)] // For a non-`Option` time in a struct with `Default`: none today.
 pub(crate) use super::fields::required;
-pub(crate) use super::fields::{Cx, DecodeFn, Fields, decode_into, inline, message};
+pub(crate) use super::fields::{
+    Cx, DecodeFn, Fields, decode_into, inline, message_over, message_some,
+};
 pub(crate) use super::many::{
     bools, bytes_entry, ints, message_entry, messages, quantities, quantity_entry, string_entry,
     string_list_entry, strings, time_entry,

@@ -98,6 +98,26 @@ fn repeated_fields_decode_directly_into_vecs_at_their_length() {
 }
 
 #[test]
+fn a_repeated_singular_message_replaces_the_first_as_a_repeated_json_key_does() {
+    // Decoded in place, the second `metadata` (not an `Option`) and the second `spec` (an
+    // `Option`) must not merge into the first: protobuf would merge, JSON replaces.
+    let first_meta = meta("a", "prod").msg(11, Enc::new().str(1, "app").str(2, "web"));
+    let first_spec = Enc::new().msg(2, Enc::new().str(1, "c").str(2, "nginx"));
+    let bytes = Enc::new()
+        .msg(1, first_meta)
+        .msg(2, first_spec)
+        .msg(1, Enc::new().str(1, "b"))
+        .msg(2, Enc::new().str(10, "node-1"));
+    let (serde, direct) = both::<Pod>(&bytes, &schema::API_CORE_V1_POD, None);
+    let direct = direct.unwrap();
+    assert_eq!(direct, serde.unwrap());
+    assert_eq!(direct.metadata.name.as_deref(), Some("b"));
+    assert_eq!((direct.metadata.namespace, direct.metadata.labels), (None, None));
+    let spec = direct.spec.unwrap();
+    assert_eq!((spec.node_name.as_deref(), spec.containers.len()), (Some("node-1"), 0));
+}
+
+#[test]
 fn a_field_of_the_wrong_wire_type_is_a_wire_error() {
     // ConfigMap.immutable (4) is a bool: a string there is malformed.
     let bytes = Enc::new().msg(1, meta("cm", "default")).str(4, "yes");

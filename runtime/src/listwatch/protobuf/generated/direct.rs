@@ -49,7 +49,7 @@ impl Fields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta {
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.resource_version = Some(string(wire, reader)?) },
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.continue_ = Some(string(wire, reader)?) },
             4 => self.remaining_item_count = Some(int(wire, reader)?),
-            5 => self.shard_info = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.shard_info, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -125,11 +125,11 @@ impl Fields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo {
 impl Fields for k8s_openapi::apimachinery::pkg::apis::meta::v1::Status {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.status = Some(string(wire, reader)?) },
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.message = Some(string(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.reason = Some(string(wire, reader)?) },
-            5 => self.details = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.details, wire, reader, cx)?,
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.code = Some(int(wire, reader)?) },
             _ => reader.skip(wire)?,
         }
@@ -198,8 +198,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MatchConditio
 impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MatchResources {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.namespace_selector = Some(message(wire, reader, cx)?),
-            2 => self.object_selector = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.namespace_selector, wire, reader, cx)?,
+            2 => message_some(&mut self.object_selector, wire, reader, cx)?,
             3 => messages(self.resource_rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.exclude_resource_rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             7 => self.match_policy = Some(string(wire, reader)?),
@@ -212,8 +212,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MatchResource
 impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -223,8 +223,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmis
 impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -235,8 +235,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmis
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.policy_name = Some(string(wire, reader)?) },
-            2 => self.param_ref = Some(message(wire, reader, cx)?),
-            3 => self.match_resources = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.param_ref, wire, reader, cx)?,
+            3 => message_some(&mut self.match_resources, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -246,8 +246,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmis
 impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.param_kind = Some(message(wire, reader, cx)?),
-            2 => self.match_constraints = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.param_kind, wire, reader, cx)?,
+            2 => message_some(&mut self.match_constraints, wire, reader, cx)?,
             3 => messages(self.variables.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.mutations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.failure_policy = Some(string(wire, reader)?),
@@ -263,8 +263,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::Mutation {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             2 => self.patch_type = string(wire, reader)?,
-            3 => self.apply_configuration = Some(message(wire, reader, cx)?),
-            4 => self.json_patch = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.apply_configuration, wire, reader, cx)?,
+            4 => message_some(&mut self.json_patch, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -314,7 +314,7 @@ impl Fields for k8s_openapi::api::admissionregistration::v1alpha1::ParamRef {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.name = Some(string(wire, reader)?) },
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.namespace = Some(string(wire, reader)?) },
-            3 => self.selector = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.selector, wire, reader, cx)?,
             4 => self.parameter_not_found_action = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -367,8 +367,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MatchCondition
 impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MatchResources {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.namespace_selector = Some(message(wire, reader, cx)?),
-            2 => self.object_selector = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.namespace_selector, wire, reader, cx)?,
+            2 => message_some(&mut self.object_selector, wire, reader, cx)?,
             3 => messages(self.resource_rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.exclude_resource_rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             7 => self.match_policy = Some(string(wire, reader)?),
@@ -381,8 +381,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MatchResources
 impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicy {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -392,8 +392,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmiss
 impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -404,8 +404,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmiss
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.policy_name = Some(string(wire, reader)?) },
-            2 => self.param_ref = Some(message(wire, reader, cx)?),
-            3 => self.match_resources = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.param_ref, wire, reader, cx)?,
+            3 => message_some(&mut self.match_resources, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -415,8 +415,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmiss
 impl Fields for k8s_openapi::api::admissionregistration::v1beta1::MutatingAdmissionPolicySpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.param_kind = Some(message(wire, reader, cx)?),
-            2 => self.match_constraints = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.param_kind, wire, reader, cx)?,
+            2 => message_some(&mut self.match_constraints, wire, reader, cx)?,
             3 => messages(self.variables.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.mutations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.failure_policy = Some(string(wire, reader)?),
@@ -432,8 +432,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1beta1::Mutation {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             2 => self.patch_type = string(wire, reader)?,
-            3 => self.apply_configuration = Some(message(wire, reader, cx)?),
-            4 => self.json_patch = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.apply_configuration, wire, reader, cx)?,
+            4 => message_some(&mut self.json_patch, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -483,7 +483,7 @@ impl Fields for k8s_openapi::api::admissionregistration::v1beta1::ParamRef {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.name = Some(string(wire, reader)?) },
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.namespace = Some(string(wire, reader)?) },
-            3 => self.selector = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.selector, wire, reader, cx)?,
             4 => self.parameter_not_found_action = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -558,8 +558,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::MatchCondition {
 impl Fields for k8s_openapi::api::admissionregistration::v1::MatchResources {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.namespace_selector = Some(message(wire, reader, cx)?),
-            2 => self.object_selector = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.namespace_selector, wire, reader, cx)?,
+            2 => message_some(&mut self.object_selector, wire, reader, cx)?,
             3 => messages(self.resource_rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.exclude_resource_rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             7 => self.match_policy = Some(string(wire, reader)?),
@@ -572,8 +572,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::MatchResources {
 impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -583,8 +583,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPo
 impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -595,8 +595,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPo
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.policy_name = Some(string(wire, reader)?) },
-            2 => self.param_ref = Some(message(wire, reader, cx)?),
-            3 => self.match_resources = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.param_ref, wire, reader, cx)?,
+            3 => message_some(&mut self.match_resources, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -606,8 +606,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPo
 impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicySpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.param_kind = Some(message(wire, reader, cx)?),
-            2 => self.match_constraints = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.param_kind, wire, reader, cx)?,
+            2 => message_some(&mut self.match_constraints, wire, reader, cx)?,
             3 => messages(self.variables.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.mutations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.failure_policy = Some(string(wire, reader)?),
@@ -623,16 +623,16 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingWebhook {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.client_config = message(wire, reader, cx)?,
+            2 => message_over(&mut self.client_config, wire, reader, cx)?,
             3 => messages(self.rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => self.failure_policy = Some(string(wire, reader)?),
-            5 => self.namespace_selector = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.namespace_selector, wire, reader, cx)?,
             6 => self.side_effects = string(wire, reader)?,
             7 => self.timeout_seconds = Some(int(wire, reader)?),
             8 => strings(&mut self.admission_review_versions, number, wire, reader)?,
             9 => self.match_policy = Some(string(wire, reader)?),
             10 => self.reinvocation_policy = Some(string(wire, reader)?),
-            11 => self.object_selector = Some(message(wire, reader, cx)?),
+            11 => message_some(&mut self.object_selector, wire, reader, cx)?,
             12 => messages(self.match_conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -643,7 +643,7 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingWebhook {
 impl Fields for k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.webhooks.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -655,8 +655,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::Mutation {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             2 => self.patch_type = string(wire, reader)?,
-            3 => self.apply_configuration = Some(message(wire, reader, cx)?),
-            4 => self.json_patch = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.apply_configuration, wire, reader, cx)?,
+            4 => message_some(&mut self.json_patch, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -706,7 +706,7 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::ParamRef {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.name = Some(string(wire, reader)?) },
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.namespace = Some(string(wire, reader)?) },
-            3 => self.selector = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.selector, wire, reader, cx)?,
             4 => self.parameter_not_found_action = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -760,9 +760,9 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::TypeChecking {
 impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -772,8 +772,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingAdmission
 impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -784,8 +784,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingAdmission
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.policy_name = string(wire, reader)? },
-            2 => self.param_ref = Some(message(wire, reader, cx)?),
-            3 => self.match_resources = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.param_ref, wire, reader, cx)?,
+            3 => message_some(&mut self.match_resources, wire, reader, cx)?,
             4 => strings(&mut self.validation_actions, number, wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -796,8 +796,8 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingAdmission
 impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.param_kind = Some(message(wire, reader, cx)?),
-            2 => self.match_constraints = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.param_kind, wire, reader, cx)?,
+            2 => message_some(&mut self.match_constraints, wire, reader, cx)?,
             3 => messages(self.validations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => self.failure_policy = Some(string(wire, reader)?),
             5 => messages(self.audit_annotations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
@@ -813,7 +813,7 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingAdmission
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.observed_generation = Some(int(wire, reader)?) },
-            2 => self.type_checking = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.type_checking, wire, reader, cx)?,
             3 => messages(self.conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -825,15 +825,15 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingWebhook {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.client_config = message(wire, reader, cx)?,
+            2 => message_over(&mut self.client_config, wire, reader, cx)?,
             3 => messages(self.rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => self.failure_policy = Some(string(wire, reader)?),
-            5 => self.namespace_selector = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.namespace_selector, wire, reader, cx)?,
             6 => self.side_effects = string(wire, reader)?,
             7 => self.timeout_seconds = Some(int(wire, reader)?),
             8 => strings(&mut self.admission_review_versions, number, wire, reader)?,
             9 => self.match_policy = Some(string(wire, reader)?),
-            10 => self.object_selector = Some(message(wire, reader, cx)?),
+            10 => message_some(&mut self.object_selector, wire, reader, cx)?,
             11 => messages(self.match_conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -844,7 +844,7 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingWebhook {
 impl Fields for k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.webhooks.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -879,7 +879,7 @@ impl Fields for k8s_openapi::api::admissionregistration::v1::Variable {
 impl Fields for k8s_openapi::api::admissionregistration::v1::WebhookClientConfig {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.service = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.service, wire, reader, cx)?,
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.ca_bundle = Some(bytes(wire, reader)?) },
             3 => self.url = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -931,7 +931,7 @@ impl Fields for k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSta
 impl Fields for k8s_openapi::api::apps::v1::ControllerRevision {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => self.data = raw_json(wire, reader)?.unwrap_or_default(),
             3 => self.revision = Some(int(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -943,9 +943,9 @@ impl Fields for k8s_openapi::api::apps::v1::ControllerRevision {
 impl Fields for k8s_openapi::api::apps::v1::DaemonSet {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -969,9 +969,9 @@ impl Fields for k8s_openapi::api::apps::v1::DaemonSetCondition {
 impl Fields for k8s_openapi::api::apps::v1::DaemonSetSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.selector = message(wire, reader, cx)?,
-            2 => self.template = message(wire, reader, cx)?,
-            3 => self.update_strategy = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.selector, wire, reader, cx)?,
+            2 => message_over(&mut self.template, wire, reader, cx)?,
+            3 => message_some(&mut self.update_strategy, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.min_ready_seconds = Some(int(wire, reader)?) },
             6 => self.revision_history_limit = Some(int(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -1003,7 +1003,7 @@ impl Fields for k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.type_ = Some(string(wire, reader)?) },
-            2 => self.rolling_update = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.rolling_update, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1013,9 +1013,9 @@ impl Fields for k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy {
 impl Fields for k8s_openapi::api::apps::v1::Deployment {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1041,9 +1041,9 @@ impl Fields for k8s_openapi::api::apps::v1::DeploymentSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.replicas = Some(int(wire, reader)?),
-            2 => self.selector = message(wire, reader, cx)?,
-            3 => self.template = message(wire, reader, cx)?,
-            4 => self.strategy = Some(message(wire, reader, cx)?),
+            2 => message_over(&mut self.selector, wire, reader, cx)?,
+            3 => message_over(&mut self.template, wire, reader, cx)?,
+            4 => message_some(&mut self.strategy, wire, reader, cx)?,
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.min_ready_seconds = Some(int(wire, reader)?) },
             6 => self.revision_history_limit = Some(int(wire, reader)?),
             7 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.paused = Some(boolean(wire, reader)?) },
@@ -1076,7 +1076,7 @@ impl Fields for k8s_openapi::api::apps::v1::DeploymentStrategy {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.type_ = Some(string(wire, reader)?) },
-            2 => self.rolling_update = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.rolling_update, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1086,9 +1086,9 @@ impl Fields for k8s_openapi::api::apps::v1::DeploymentStrategy {
 impl Fields for k8s_openapi::api::apps::v1::ReplicaSet {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1113,8 +1113,8 @@ impl Fields for k8s_openapi::api::apps::v1::ReplicaSetSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.replicas = Some(int(wire, reader)?),
-            2 => self.selector = message(wire, reader, cx)?,
-            3 => self.template = Some(message(wire, reader, cx)?),
+            2 => message_over(&mut self.selector, wire, reader, cx)?,
+            3 => message_some(&mut self.template, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.min_ready_seconds = Some(int(wire, reader)?) },
             _ => reader.skip(wire)?,
         }
@@ -1174,9 +1174,9 @@ impl Fields for k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy {
 impl Fields for k8s_openapi::api::apps::v1::StatefulSet {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1222,16 +1222,16 @@ impl Fields for k8s_openapi::api::apps::v1::StatefulSetSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.replicas = Some(int(wire, reader)?),
-            2 => self.selector = message(wire, reader, cx)?,
-            3 => self.template = message(wire, reader, cx)?,
+            2 => message_over(&mut self.selector, wire, reader, cx)?,
+            3 => message_over(&mut self.template, wire, reader, cx)?,
             4 => messages(self.volume_claim_templates.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.service_name = Some(string(wire, reader)?),
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.pod_management_policy = Some(string(wire, reader)?) },
-            7 => self.update_strategy = Some(message(wire, reader, cx)?),
+            7 => message_some(&mut self.update_strategy, wire, reader, cx)?,
             8 => self.revision_history_limit = Some(int(wire, reader)?),
             9 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.min_ready_seconds = Some(int(wire, reader)?) },
-            10 => self.persistent_volume_claim_retention_policy = Some(message(wire, reader, cx)?),
-            11 => self.ordinals = Some(message(wire, reader, cx)?),
+            10 => message_some(&mut self.persistent_volume_claim_retention_policy, wire, reader, cx)?,
+            11 => message_some(&mut self.ordinals, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1261,7 +1261,7 @@ impl Fields for k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.type_ = Some(string(wire, reader)?) },
-            2 => self.rolling_update = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.rolling_update, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1283,9 +1283,9 @@ impl Fields for k8s_openapi::api::autoscaling::v1::CrossVersionObjectReference {
 impl Fields for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1295,7 +1295,7 @@ impl Fields for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler {
 impl Fields for k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.scale_target_ref = message(wire, reader, cx)?,
+            1 => message_over(&mut self.scale_target_ref, wire, reader, cx)?,
             2 => self.min_replicas = Some(int(wire, reader)?),
             3 => self.max_replicas = int(wire, reader)?,
             4 => self.target_cpu_utilization_percentage = Some(int(wire, reader)?),
@@ -1323,7 +1323,7 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ContainerResourceMetricSource
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.target = message(wire, reader, cx)?,
+            2 => message_over(&mut self.target, wire, reader, cx)?,
             3 => self.container = string(wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -1335,7 +1335,7 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ContainerResourceMetricStatus
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.current = message(wire, reader, cx)?,
+            2 => message_over(&mut self.current, wire, reader, cx)?,
             3 => self.container = string(wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -1358,8 +1358,8 @@ impl Fields for k8s_openapi::api::autoscaling::v2::CrossVersionObjectReference {
 impl Fields for k8s_openapi::api::autoscaling::v2::ExternalMetricSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metric = message(wire, reader, cx)?,
-            2 => self.target = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metric, wire, reader, cx)?,
+            2 => message_over(&mut self.target, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1369,8 +1369,8 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ExternalMetricSource {
 impl Fields for k8s_openapi::api::autoscaling::v2::ExternalMetricStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metric = message(wire, reader, cx)?,
-            2 => self.current = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metric, wire, reader, cx)?,
+            2 => message_over(&mut self.current, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1380,9 +1380,9 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ExternalMetricStatus {
 impl Fields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1392,8 +1392,8 @@ impl Fields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
 impl Fields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerBehavior {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.scale_up = Some(message(wire, reader, cx)?),
-            2 => self.scale_down = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.scale_up, wire, reader, cx)?,
+            2 => message_some(&mut self.scale_down, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1417,11 +1417,11 @@ impl Fields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondit
 impl Fields for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.scale_target_ref = message(wire, reader, cx)?,
+            1 => message_over(&mut self.scale_target_ref, wire, reader, cx)?,
             2 => self.min_replicas = Some(int(wire, reader)?),
             3 => self.max_replicas = int(wire, reader)?,
             4 => messages(self.metrics.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            5 => self.behavior = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.behavior, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1472,7 +1472,7 @@ impl Fields for k8s_openapi::api::autoscaling::v2::MetricIdentifier {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.selector = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.selector, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1483,11 +1483,11 @@ impl Fields for k8s_openapi::api::autoscaling::v2::MetricSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.type_ = string(wire, reader)?,
-            2 => self.object = Some(message(wire, reader, cx)?),
-            3 => self.pods = Some(message(wire, reader, cx)?),
-            4 => self.resource = Some(message(wire, reader, cx)?),
-            5 => self.external = Some(message(wire, reader, cx)?),
-            7 => self.container_resource = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.object, wire, reader, cx)?,
+            3 => message_some(&mut self.pods, wire, reader, cx)?,
+            4 => message_some(&mut self.resource, wire, reader, cx)?,
+            5 => message_some(&mut self.external, wire, reader, cx)?,
+            7 => message_some(&mut self.container_resource, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1498,11 +1498,11 @@ impl Fields for k8s_openapi::api::autoscaling::v2::MetricStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.type_ = string(wire, reader)?,
-            2 => self.object = Some(message(wire, reader, cx)?),
-            3 => self.pods = Some(message(wire, reader, cx)?),
-            4 => self.resource = Some(message(wire, reader, cx)?),
-            5 => self.external = Some(message(wire, reader, cx)?),
-            7 => self.container_resource = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.object, wire, reader, cx)?,
+            3 => message_some(&mut self.pods, wire, reader, cx)?,
+            4 => message_some(&mut self.resource, wire, reader, cx)?,
+            5 => message_some(&mut self.external, wire, reader, cx)?,
+            7 => message_some(&mut self.container_resource, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1537,9 +1537,9 @@ impl Fields for k8s_openapi::api::autoscaling::v2::MetricValueStatus {
 impl Fields for k8s_openapi::api::autoscaling::v2::ObjectMetricSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.described_object = message(wire, reader, cx)?,
-            2 => self.target = message(wire, reader, cx)?,
-            3 => self.metric = message(wire, reader, cx)?,
+            1 => message_over(&mut self.described_object, wire, reader, cx)?,
+            2 => message_over(&mut self.target, wire, reader, cx)?,
+            3 => message_over(&mut self.metric, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1549,9 +1549,9 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ObjectMetricSource {
 impl Fields for k8s_openapi::api::autoscaling::v2::ObjectMetricStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metric = message(wire, reader, cx)?,
-            2 => self.current = message(wire, reader, cx)?,
-            3 => self.described_object = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metric, wire, reader, cx)?,
+            2 => message_over(&mut self.current, wire, reader, cx)?,
+            3 => message_over(&mut self.described_object, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1561,8 +1561,8 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ObjectMetricStatus {
 impl Fields for k8s_openapi::api::autoscaling::v2::PodsMetricSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metric = message(wire, reader, cx)?,
-            2 => self.target = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metric, wire, reader, cx)?,
+            2 => message_over(&mut self.target, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1572,8 +1572,8 @@ impl Fields for k8s_openapi::api::autoscaling::v2::PodsMetricSource {
 impl Fields for k8s_openapi::api::autoscaling::v2::PodsMetricStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metric = message(wire, reader, cx)?,
-            2 => self.current = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metric, wire, reader, cx)?,
+            2 => message_over(&mut self.current, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1584,7 +1584,7 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ResourceMetricSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.target = message(wire, reader, cx)?,
+            2 => message_over(&mut self.target, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1595,7 +1595,7 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ResourceMetricStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.current = message(wire, reader, cx)?,
+            2 => message_over(&mut self.current, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1605,9 +1605,9 @@ impl Fields for k8s_openapi::api::autoscaling::v2::ResourceMetricStatus {
 impl Fields for k8s_openapi::api::batch::v1::CronJob {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1621,7 +1621,7 @@ impl Fields for k8s_openapi::api::batch::v1::CronJobSpec {
             2 => self.starting_deadline_seconds = Some(int(wire, reader)?),
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.concurrency_policy = Some(string(wire, reader)?) },
             4 => self.suspend = Some(boolean(wire, reader)?),
-            5 => self.job_template = message(wire, reader, cx)?,
+            5 => message_over(&mut self.job_template, wire, reader, cx)?,
             6 => self.successful_jobs_history_limit = Some(int(wire, reader)?),
             7 => self.failed_jobs_history_limit = Some(int(wire, reader)?),
             8 => self.time_zone = Some(string(wire, reader)?),
@@ -1646,9 +1646,9 @@ impl Fields for k8s_openapi::api::batch::v1::CronJobStatus {
 impl Fields for k8s_openapi::api::batch::v1::Job {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1676,19 +1676,19 @@ impl Fields for k8s_openapi::api::batch::v1::JobSpec {
             1 => self.parallelism = Some(int(wire, reader)?),
             2 => self.completions = Some(int(wire, reader)?),
             3 => self.active_deadline_seconds = Some(int(wire, reader)?),
-            4 => self.selector = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.selector, wire, reader, cx)?,
             5 => self.manual_selector = Some(boolean(wire, reader)?),
-            6 => self.template = message(wire, reader, cx)?,
+            6 => message_over(&mut self.template, wire, reader, cx)?,
             7 => self.backoff_limit = Some(int(wire, reader)?),
             8 => self.ttl_seconds_after_finished = Some(int(wire, reader)?),
             9 => self.completion_mode = Some(string(wire, reader)?),
             10 => self.suspend = Some(boolean(wire, reader)?),
-            11 => self.pod_failure_policy = Some(message(wire, reader, cx)?),
+            11 => message_some(&mut self.pod_failure_policy, wire, reader, cx)?,
             12 => self.backoff_limit_per_index = Some(int(wire, reader)?),
             13 => self.max_failed_indexes = Some(int(wire, reader)?),
             14 => self.pod_replacement_policy = Some(string(wire, reader)?),
             15 => self.managed_by = Some(string(wire, reader)?),
-            16 => self.success_policy = Some(message(wire, reader, cx)?),
+            16 => message_some(&mut self.success_policy, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1705,7 +1705,7 @@ impl Fields for k8s_openapi::api::batch::v1::JobStatus {
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.succeeded = Some(int(wire, reader)?) },
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.failed = Some(int(wire, reader)?) },
             7 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.completed_indexes = Some(string(wire, reader)?) },
-            8 => self.uncounted_terminated_pods = Some(message(wire, reader, cx)?),
+            8 => message_some(&mut self.uncounted_terminated_pods, wire, reader, cx)?,
             9 => self.ready = Some(int(wire, reader)?),
             10 => self.failed_indexes = Some(string(wire, reader)?),
             11 => self.terminating = Some(int(wire, reader)?),
@@ -1718,8 +1718,8 @@ impl Fields for k8s_openapi::api::batch::v1::JobStatus {
 impl Fields for k8s_openapi::api::batch::v1::JobTemplateSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = Some(message(wire, reader, cx)?),
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1763,7 +1763,7 @@ impl Fields for k8s_openapi::api::batch::v1::PodFailurePolicyRule {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.action = string(wire, reader)?,
-            2 => self.on_exit_codes = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.on_exit_codes, wire, reader, cx)?,
             3 => messages(self.on_pod_conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -1806,8 +1806,8 @@ impl Fields for k8s_openapi::api::batch::v1::UncountedTerminatedPods {
 impl Fields for k8s_openapi::api::certificates::v1beta1::ClusterTrustBundle {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1828,9 +1828,9 @@ impl Fields for k8s_openapi::api::certificates::v1beta1::ClusterTrustBundleSpec 
 impl Fields for k8s_openapi::api::certificates::v1beta1::PodCertificateRequest {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1875,9 +1875,9 @@ impl Fields for k8s_openapi::api::certificates::v1beta1::PodCertificateRequestSt
 impl Fields for k8s_openapi::api::certificates::v1::CertificateSigningRequest {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1930,8 +1930,8 @@ impl Fields for k8s_openapi::api::certificates::v1::CertificateSigningRequestSta
 impl Fields for k8s_openapi::api::coordination::v1alpha2::LeaseCandidate {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1956,8 +1956,8 @@ impl Fields for k8s_openapi::api::coordination::v1alpha2::LeaseCandidateSpec {
 impl Fields for k8s_openapi::api::coordination::v1beta1::LeaseCandidate {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -1982,8 +1982,8 @@ impl Fields for k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec {
 impl Fields for k8s_openapi::api::coordination::v1::Lease {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2009,9 +2009,9 @@ impl Fields for k8s_openapi::api::coordination::v1::LeaseSpec {
 impl Fields for k8s_openapi::api::core::v1::Affinity {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.node_affinity = Some(message(wire, reader, cx)?),
-            2 => self.pod_affinity = Some(message(wire, reader, cx)?),
-            3 => self.pod_anti_affinity = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.node_affinity, wire, reader, cx)?,
+            2 => message_some(&mut self.pod_affinity, wire, reader, cx)?,
+            3 => message_some(&mut self.pod_anti_affinity, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2111,7 +2111,7 @@ impl Fields for k8s_openapi::api::core::v1::CephFSPersistentVolumeSource {
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.path = Some(string(wire, reader)?) },
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.user = Some(string(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.secret_file = Some(string(wire, reader)?) },
-            5 => self.secret_ref = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             _ => reader.skip(wire)?,
         }
@@ -2126,7 +2126,7 @@ impl Fields for k8s_openapi::api::core::v1::CephFSVolumeSource {
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.path = Some(string(wire, reader)?) },
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.user = Some(string(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.secret_file = Some(string(wire, reader)?) },
-            5 => self.secret_ref = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             _ => reader.skip(wire)?,
         }
@@ -2140,7 +2140,7 @@ impl Fields for k8s_openapi::api::core::v1::CinderPersistentVolumeSource {
             1 => self.volume_id = string(wire, reader)?,
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.fs_type = Some(string(wire, reader)?) },
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
-            4 => self.secret_ref = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2153,7 +2153,7 @@ impl Fields for k8s_openapi::api::core::v1::CinderVolumeSource {
             1 => self.volume_id = string(wire, reader)?,
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.fs_type = Some(string(wire, reader)?) },
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
-            4 => self.secret_ref = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2175,7 +2175,7 @@ impl Fields for k8s_openapi::api::core::v1::ClusterTrustBundleProjection {
         match number {
             1 => self.name = Some(string(wire, reader)?),
             2 => self.signer_name = Some(string(wire, reader)?),
-            3 => self.label_selector = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.label_selector, wire, reader, cx)?,
             4 => self.path = string(wire, reader)?,
             5 => self.optional = Some(boolean(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -2200,7 +2200,7 @@ impl Fields for k8s_openapi::api::core::v1::ComponentCondition {
 impl Fields for k8s_openapi::api::core::v1::ComponentStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -2211,7 +2211,7 @@ impl Fields for k8s_openapi::api::core::v1::ComponentStatus {
 impl Fields for k8s_openapi::api::core::v1::ConfigMap {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => string_entry(self.data.get_or_insert_with(Default::default), wire, reader)?,
             3 => bytes_entry(self.binary_data.get_or_insert_with(Default::default), wire, reader)?,
             4 => self.immutable = Some(boolean(wire, reader)?),
@@ -2317,21 +2317,21 @@ impl Fields for k8s_openapi::api::core::v1::Container {
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.working_dir = Some(string(wire, reader)?) },
             6 => messages(self.ports.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             7 => messages(self.env.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            8 => self.resources = Some(message(wire, reader, cx)?),
+            8 => message_some(&mut self.resources, wire, reader, cx)?,
             9 => messages(self.volume_mounts.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            10 => self.liveness_probe = Some(message(wire, reader, cx)?),
-            11 => self.readiness_probe = Some(message(wire, reader, cx)?),
-            12 => self.lifecycle = Some(message(wire, reader, cx)?),
+            10 => message_some(&mut self.liveness_probe, wire, reader, cx)?,
+            11 => message_some(&mut self.readiness_probe, wire, reader, cx)?,
+            12 => message_some(&mut self.lifecycle, wire, reader, cx)?,
             13 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.termination_message_path = Some(string(wire, reader)?) },
             14 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.image_pull_policy = Some(string(wire, reader)?) },
-            15 => self.security_context = Some(message(wire, reader, cx)?),
+            15 => message_some(&mut self.security_context, wire, reader, cx)?,
             16 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.stdin = Some(boolean(wire, reader)?) },
             17 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.stdin_once = Some(boolean(wire, reader)?) },
             18 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.tty = Some(boolean(wire, reader)?) },
             19 => messages(self.env_from.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             20 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.termination_message_policy = Some(string(wire, reader)?) },
             21 => messages(self.volume_devices.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            22 => self.startup_probe = Some(message(wire, reader, cx)?),
+            22 => message_some(&mut self.startup_probe, wire, reader, cx)?,
             23 => messages(self.resize_policy.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             24 => self.restart_policy = Some(string(wire, reader)?),
             25 => messages(self.restart_policy_rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
@@ -2393,7 +2393,7 @@ impl Fields for k8s_openapi::api::core::v1::ContainerRestartRule {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.action = string(wire, reader)? },
-            2 => self.exit_codes = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.exit_codes, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2414,9 +2414,9 @@ impl Fields for k8s_openapi::api::core::v1::ContainerRestartRuleOnExitCodes {
 impl Fields for k8s_openapi::api::core::v1::ContainerState {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.waiting = Some(message(wire, reader, cx)?),
-            2 => self.running = Some(message(wire, reader, cx)?),
-            3 => self.terminated = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.waiting, wire, reader, cx)?,
+            2 => message_some(&mut self.running, wire, reader, cx)?,
+            3 => message_some(&mut self.terminated, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2464,8 +2464,8 @@ impl Fields for k8s_openapi::api::core::v1::ContainerStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.state = Some(message(wire, reader, cx)?),
-            3 => self.last_state = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.state, wire, reader, cx)?,
+            3 => message_some(&mut self.last_state, wire, reader, cx)?,
             4 => self.ready = boolean(wire, reader)?,
             5 => self.restart_count = int(wire, reader)?,
             6 => self.image = string(wire, reader)?,
@@ -2473,9 +2473,9 @@ impl Fields for k8s_openapi::api::core::v1::ContainerStatus {
             8 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.container_id = Some(string(wire, reader)?) },
             9 => self.started = Some(boolean(wire, reader)?),
             10 => quantity_entry(self.allocated_resources.get_or_insert_with(Default::default), wire, reader)?,
-            11 => self.resources = Some(message(wire, reader, cx)?),
+            11 => message_some(&mut self.resources, wire, reader, cx)?,
             12 => messages(self.volume_mounts.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            13 => self.user = Some(message(wire, reader, cx)?),
+            13 => message_some(&mut self.user, wire, reader, cx)?,
             14 => messages(self.allocated_resources_status.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             15 => self.stop_signal = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -2487,7 +2487,7 @@ impl Fields for k8s_openapi::api::core::v1::ContainerStatus {
 impl Fields for k8s_openapi::api::core::v1::ContainerUser {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.linux = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.linux, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2502,11 +2502,11 @@ impl Fields for k8s_openapi::api::core::v1::CSIPersistentVolumeSource {
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.fs_type = Some(string(wire, reader)?) },
             5 => string_entry(self.volume_attributes.get_or_insert_with(Default::default), wire, reader)?,
-            6 => self.controller_publish_secret_ref = Some(message(wire, reader, cx)?),
-            7 => self.node_stage_secret_ref = Some(message(wire, reader, cx)?),
-            8 => self.node_publish_secret_ref = Some(message(wire, reader, cx)?),
-            9 => self.controller_expand_secret_ref = Some(message(wire, reader, cx)?),
-            10 => self.node_expand_secret_ref = Some(message(wire, reader, cx)?),
+            6 => message_some(&mut self.controller_publish_secret_ref, wire, reader, cx)?,
+            7 => message_some(&mut self.node_stage_secret_ref, wire, reader, cx)?,
+            8 => message_some(&mut self.node_publish_secret_ref, wire, reader, cx)?,
+            9 => message_some(&mut self.controller_expand_secret_ref, wire, reader, cx)?,
+            10 => message_some(&mut self.node_expand_secret_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2520,7 +2520,7 @@ impl Fields for k8s_openapi::api::core::v1::CSIVolumeSource {
             2 => self.read_only = Some(boolean(wire, reader)?),
             3 => self.fs_type = Some(string(wire, reader)?),
             4 => string_entry(self.volume_attributes.get_or_insert_with(Default::default), wire, reader)?,
-            5 => self.node_publish_secret_ref = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.node_publish_secret_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2551,8 +2551,8 @@ impl Fields for k8s_openapi::api::core::v1::DownwardAPIVolumeFile {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.path = string(wire, reader)?,
-            2 => self.field_ref = Some(message(wire, reader, cx)?),
-            3 => self.resource_field_ref = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.field_ref, wire, reader, cx)?,
+            3 => message_some(&mut self.resource_field_ref, wire, reader, cx)?,
             4 => self.mode = Some(int(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -2586,7 +2586,7 @@ impl Fields for k8s_openapi::api::core::v1::EndpointAddress {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.ip = string(wire, reader)?,
-            2 => self.target_ref = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.target_ref, wire, reader, cx)?,
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.hostname = Some(string(wire, reader)?) },
             4 => self.node_name = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -2611,7 +2611,7 @@ impl Fields for k8s_openapi::api::core::v1::EndpointPort {
 impl Fields for k8s_openapi::api::core::v1::Endpoints {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.subsets.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -2635,8 +2635,8 @@ impl Fields for k8s_openapi::api::core::v1::EnvFromSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.prefix = Some(string(wire, reader)?) },
-            2 => self.config_map_ref = Some(message(wire, reader, cx)?),
-            3 => self.secret_ref = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.config_map_ref, wire, reader, cx)?,
+            3 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2648,7 +2648,7 @@ impl Fields for k8s_openapi::api::core::v1::EnvVar {
         match number {
             1 => self.name = string(wire, reader)?,
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.value = Some(string(wire, reader)?) },
-            3 => self.value_from = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.value_from, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2658,11 +2658,11 @@ impl Fields for k8s_openapi::api::core::v1::EnvVar {
 impl Fields for k8s_openapi::api::core::v1::EnvVarSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.field_ref = Some(message(wire, reader, cx)?),
-            2 => self.resource_field_ref = Some(message(wire, reader, cx)?),
-            3 => self.config_map_key_ref = Some(message(wire, reader, cx)?),
-            4 => self.secret_key_ref = Some(message(wire, reader, cx)?),
-            5 => self.file_key_ref = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.field_ref, wire, reader, cx)?,
+            2 => message_some(&mut self.resource_field_ref, wire, reader, cx)?,
+            3 => message_some(&mut self.config_map_key_ref, wire, reader, cx)?,
+            4 => message_some(&mut self.secret_key_ref, wire, reader, cx)?,
+            5 => message_some(&mut self.file_key_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2681,21 +2681,21 @@ impl Fields for k8s_openapi::api::core::v1::EphemeralContainer {
                     5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.working_dir = Some(string(wire, reader)?) },
                     6 => messages(self.ports.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
                     7 => messages(self.env.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-                    8 => self.resources = Some(message(wire, reader, cx)?),
+                    8 => message_some(&mut self.resources, wire, reader, cx)?,
                     9 => messages(self.volume_mounts.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-                    10 => self.liveness_probe = Some(message(wire, reader, cx)?),
-                    11 => self.readiness_probe = Some(message(wire, reader, cx)?),
-                    12 => self.lifecycle = Some(message(wire, reader, cx)?),
+                    10 => message_some(&mut self.liveness_probe, wire, reader, cx)?,
+                    11 => message_some(&mut self.readiness_probe, wire, reader, cx)?,
+                    12 => message_some(&mut self.lifecycle, wire, reader, cx)?,
                     13 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.termination_message_path = Some(string(wire, reader)?) },
                     14 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.image_pull_policy = Some(string(wire, reader)?) },
-                    15 => self.security_context = Some(message(wire, reader, cx)?),
+                    15 => message_some(&mut self.security_context, wire, reader, cx)?,
                     16 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.stdin = Some(boolean(wire, reader)?) },
                     17 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.stdin_once = Some(boolean(wire, reader)?) },
                     18 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.tty = Some(boolean(wire, reader)?) },
                     19 => messages(self.env_from.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
                     20 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.termination_message_policy = Some(string(wire, reader)?) },
                     21 => messages(self.volume_devices.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-                    22 => self.startup_probe = Some(message(wire, reader, cx)?),
+                    22 => message_some(&mut self.startup_probe, wire, reader, cx)?,
                     23 => messages(self.resize_policy.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
                     24 => self.restart_policy = Some(string(wire, reader)?),
                     25 => messages(self.restart_policy_rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
@@ -2713,7 +2713,7 @@ impl Fields for k8s_openapi::api::core::v1::EphemeralContainer {
 impl Fields for k8s_openapi::api::core::v1::EphemeralVolumeSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.volume_claim_template = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.volume_claim_template, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -2723,19 +2723,19 @@ impl Fields for k8s_openapi::api::core::v1::EphemeralVolumeSource {
 impl Fields for k8s_openapi::api::core::v1::Event {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.involved_object = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.involved_object, wire, reader, cx)?,
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.reason = Some(string(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.message = Some(string(wire, reader)?) },
-            5 => self.source = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.source, wire, reader, cx)?,
             6 => self.first_timestamp = time(wire, reader)?,
             7 => self.last_timestamp = time(wire, reader)?,
             8 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.count = Some(int(wire, reader)?) },
             9 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.type_ = Some(string(wire, reader)?) },
             10 => self.event_time = micro_time(wire, reader)?,
-            11 => self.series = Some(message(wire, reader, cx)?),
+            11 => message_some(&mut self.series, wire, reader, cx)?,
             12 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.action = Some(string(wire, reader)?) },
-            13 => self.related = Some(message(wire, reader, cx)?),
+            13 => message_some(&mut self.related, wire, reader, cx)?,
             14 => self.reporting_component = Some(string(wire, reader)?),
             15 => self.reporting_instance = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -2808,7 +2808,7 @@ impl Fields for k8s_openapi::api::core::v1::FlexPersistentVolumeSource {
         match number {
             1 => self.driver = string(wire, reader)?,
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.fs_type = Some(string(wire, reader)?) },
-            3 => self.secret_ref = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             5 => string_entry(self.options.get_or_insert_with(Default::default), wire, reader)?,
             _ => reader.skip(wire)?,
@@ -2822,7 +2822,7 @@ impl Fields for k8s_openapi::api::core::v1::FlexVolumeSource {
         match number {
             1 => self.driver = string(wire, reader)?,
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.fs_type = Some(string(wire, reader)?) },
-            3 => self.secret_ref = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             5 => string_entry(self.options.get_or_insert_with(Default::default), wire, reader)?,
             _ => reader.skip(wire)?,
@@ -2992,7 +2992,7 @@ impl Fields for k8s_openapi::api::core::v1::ISCSIPersistentVolumeSource {
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             7 => strings(self.portals.get_or_insert_with(Vec::new), number, wire, reader)?,
             8 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.chap_auth_discovery = Some(boolean(wire, reader)?) },
-            10 => self.secret_ref = Some(message(wire, reader, cx)?),
+            10 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             11 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.chap_auth_session = Some(boolean(wire, reader)?) },
             12 => self.initiator_name = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -3012,7 +3012,7 @@ impl Fields for k8s_openapi::api::core::v1::ISCSIVolumeSource {
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             7 => strings(self.portals.get_or_insert_with(Vec::new), number, wire, reader)?,
             8 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.chap_auth_discovery = Some(boolean(wire, reader)?) },
-            10 => self.secret_ref = Some(message(wire, reader, cx)?),
+            10 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             11 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.chap_auth_session = Some(boolean(wire, reader)?) },
             12 => self.initiator_name = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -3036,8 +3036,8 @@ impl Fields for k8s_openapi::api::core::v1::KeyToPath {
 impl Fields for k8s_openapi::api::core::v1::Lifecycle {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.post_start = Some(message(wire, reader, cx)?),
-            2 => self.pre_stop = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.post_start, wire, reader, cx)?,
+            2 => message_some(&mut self.pre_stop, wire, reader, cx)?,
             3 => self.stop_signal = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -3048,10 +3048,10 @@ impl Fields for k8s_openapi::api::core::v1::Lifecycle {
 impl Fields for k8s_openapi::api::core::v1::LifecycleHandler {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.exec = Some(message(wire, reader, cx)?),
-            2 => self.http_get = Some(message(wire, reader, cx)?),
-            3 => self.tcp_socket = Some(message(wire, reader, cx)?),
-            4 => self.sleep = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.exec, wire, reader, cx)?,
+            2 => message_some(&mut self.http_get, wire, reader, cx)?,
+            3 => message_some(&mut self.tcp_socket, wire, reader, cx)?,
+            4 => message_some(&mut self.sleep, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3061,8 +3061,8 @@ impl Fields for k8s_openapi::api::core::v1::LifecycleHandler {
 impl Fields for k8s_openapi::api::core::v1::LimitRange {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3164,9 +3164,9 @@ impl Fields for k8s_openapi::api::core::v1::ModifyVolumeStatus {
 impl Fields for k8s_openapi::api::core::v1::Namespace {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3223,9 +3223,9 @@ impl Fields for k8s_openapi::api::core::v1::NFSVolumeSource {
 impl Fields for k8s_openapi::api::core::v1::Node {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3246,7 +3246,7 @@ impl Fields for k8s_openapi::api::core::v1::NodeAddress {
 impl Fields for k8s_openapi::api::core::v1::NodeAffinity {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.required_during_scheduling_ignored_during_execution = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.required_during_scheduling_ignored_during_execution, wire, reader, cx)?,
             2 => messages(self.preferred_during_scheduling_ignored_during_execution.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -3283,7 +3283,7 @@ impl Fields for k8s_openapi::api::core::v1::NodeCondition {
 impl Fields for k8s_openapi::api::core::v1::NodeConfigSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            2 => self.config_map = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.config_map, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3293,9 +3293,9 @@ impl Fields for k8s_openapi::api::core::v1::NodeConfigSource {
 impl Fields for k8s_openapi::api::core::v1::NodeConfigStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.assigned = Some(message(wire, reader, cx)?),
-            2 => self.active = Some(message(wire, reader, cx)?),
-            3 => self.last_known_good = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.assigned, wire, reader, cx)?,
+            2 => message_some(&mut self.active, wire, reader, cx)?,
+            3 => message_some(&mut self.last_known_good, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.error = Some(string(wire, reader)?) },
             _ => reader.skip(wire)?,
         }
@@ -3306,7 +3306,7 @@ impl Fields for k8s_openapi::api::core::v1::NodeConfigStatus {
 impl Fields for k8s_openapi::api::core::v1::NodeDaemonEndpoints {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.kubelet_endpoint = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.kubelet_endpoint, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3327,7 +3327,7 @@ impl Fields for k8s_openapi::api::core::v1::NodeRuntimeHandler {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = Some(string(wire, reader)?),
-            2 => self.features = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.features, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3386,7 +3386,7 @@ impl Fields for k8s_openapi::api::core::v1::NodeSpec {
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.provider_id = Some(string(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.unschedulable = Some(boolean(wire, reader)?) },
             5 => messages(self.taints.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            6 => self.config_source = Some(message(wire, reader, cx)?),
+            6 => message_some(&mut self.config_source, wire, reader, cx)?,
             7 => strings(self.pod_cidrs.get_or_insert_with(Vec::new), number, wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -3402,14 +3402,14 @@ impl Fields for k8s_openapi::api::core::v1::NodeStatus {
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.phase = Some(string(wire, reader)?) },
             4 => messages(self.conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => messages(self.addresses.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            6 => self.daemon_endpoints = Some(message(wire, reader, cx)?),
-            7 => self.node_info = Some(message(wire, reader, cx)?),
+            6 => message_some(&mut self.daemon_endpoints, wire, reader, cx)?,
+            7 => message_some(&mut self.node_info, wire, reader, cx)?,
             8 => messages(self.images.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             9 => strings(self.volumes_in_use.get_or_insert_with(Vec::new), number, wire, reader)?,
             10 => messages(self.volumes_attached.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            11 => self.config = Some(message(wire, reader, cx)?),
+            11 => message_some(&mut self.config, wire, reader, cx)?,
             12 => messages(self.runtime_handlers.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            13 => self.features = Some(message(wire, reader, cx)?),
+            13 => message_some(&mut self.features, wire, reader, cx)?,
             14 => strings(self.declared_features.get_or_insert_with(Vec::new), number, wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -3440,7 +3440,7 @@ impl Fields for k8s_openapi::api::core::v1::NodeSystemInfo {
             8 => self.kube_proxy_version = string(wire, reader)?,
             9 => self.operating_system = string(wire, reader)?,
             10 => self.architecture = string(wire, reader)?,
-            11 => self.swap = Some(message(wire, reader, cx)?),
+            11 => message_some(&mut self.swap, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3477,9 +3477,9 @@ impl Fields for k8s_openapi::api::core::v1::ObjectReference {
 impl Fields for k8s_openapi::api::core::v1::PersistentVolume {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3489,9 +3489,9 @@ impl Fields for k8s_openapi::api::core::v1::PersistentVolume {
 impl Fields for k8s_openapi::api::core::v1::PersistentVolumeClaim {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3517,13 +3517,13 @@ impl Fields for k8s_openapi::api::core::v1::PersistentVolumeClaimSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => strings(self.access_modes.get_or_insert_with(Vec::new), number, wire, reader)?,
-            2 => self.resources = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.resources, wire, reader, cx)?,
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.volume_name = Some(string(wire, reader)?) },
-            4 => self.selector = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.selector, wire, reader, cx)?,
             5 => self.storage_class_name = Some(string(wire, reader)?),
             6 => self.volume_mode = Some(string(wire, reader)?),
-            7 => self.data_source = Some(message(wire, reader, cx)?),
-            8 => self.data_source_ref = Some(message(wire, reader, cx)?),
+            7 => message_some(&mut self.data_source, wire, reader, cx)?,
+            8 => message_some(&mut self.data_source_ref, wire, reader, cx)?,
             9 => self.volume_attributes_class_name = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -3541,7 +3541,7 @@ impl Fields for k8s_openapi::api::core::v1::PersistentVolumeClaimStatus {
             5 => quantity_entry(self.allocated_resources.get_or_insert_with(Default::default), wire, reader)?,
             7 => string_entry(self.allocated_resource_statuses.get_or_insert_with(Default::default), wire, reader)?,
             8 => self.current_volume_attributes_class_name = Some(string(wire, reader)?),
-            9 => self.modify_volume_status = Some(message(wire, reader, cx)?),
+            9 => message_some(&mut self.modify_volume_status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3551,8 +3551,8 @@ impl Fields for k8s_openapi::api::core::v1::PersistentVolumeClaimStatus {
 impl Fields for k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = Some(message(wire, reader, cx)?),
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_some(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3576,39 +3576,39 @@ impl Fields for k8s_openapi::api::core::v1::PersistentVolumeSpec {
             1 => quantity_entry(self.capacity.get_or_insert_with(Default::default), wire, reader)?,
             2 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.gce_persistent_disk = Some(message(wire, reader, cx)?),
-                    2 => self.aws_elastic_block_store = Some(message(wire, reader, cx)?),
-                    3 => self.host_path = Some(message(wire, reader, cx)?),
-                    4 => self.glusterfs = Some(message(wire, reader, cx)?),
-                    5 => self.nfs = Some(message(wire, reader, cx)?),
-                    6 => self.rbd = Some(message(wire, reader, cx)?),
-                    7 => self.iscsi = Some(message(wire, reader, cx)?),
-                    8 => self.cinder = Some(message(wire, reader, cx)?),
-                    9 => self.cephfs = Some(message(wire, reader, cx)?),
-                    10 => self.fc = Some(message(wire, reader, cx)?),
-                    11 => self.flocker = Some(message(wire, reader, cx)?),
-                    12 => self.flex_volume = Some(message(wire, reader, cx)?),
-                    13 => self.azure_file = Some(message(wire, reader, cx)?),
-                    14 => self.vsphere_volume = Some(message(wire, reader, cx)?),
-                    15 => self.quobyte = Some(message(wire, reader, cx)?),
-                    16 => self.azure_disk = Some(message(wire, reader, cx)?),
-                    17 => self.photon_persistent_disk = Some(message(wire, reader, cx)?),
-                    18 => self.portworx_volume = Some(message(wire, reader, cx)?),
-                    19 => self.scale_io = Some(message(wire, reader, cx)?),
-                    20 => self.local = Some(message(wire, reader, cx)?),
-                    21 => self.storageos = Some(message(wire, reader, cx)?),
-                    22 => self.csi = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.gce_persistent_disk, wire, reader, cx)?,
+                    2 => message_some(&mut self.aws_elastic_block_store, wire, reader, cx)?,
+                    3 => message_some(&mut self.host_path, wire, reader, cx)?,
+                    4 => message_some(&mut self.glusterfs, wire, reader, cx)?,
+                    5 => message_some(&mut self.nfs, wire, reader, cx)?,
+                    6 => message_some(&mut self.rbd, wire, reader, cx)?,
+                    7 => message_some(&mut self.iscsi, wire, reader, cx)?,
+                    8 => message_some(&mut self.cinder, wire, reader, cx)?,
+                    9 => message_some(&mut self.cephfs, wire, reader, cx)?,
+                    10 => message_some(&mut self.fc, wire, reader, cx)?,
+                    11 => message_some(&mut self.flocker, wire, reader, cx)?,
+                    12 => message_some(&mut self.flex_volume, wire, reader, cx)?,
+                    13 => message_some(&mut self.azure_file, wire, reader, cx)?,
+                    14 => message_some(&mut self.vsphere_volume, wire, reader, cx)?,
+                    15 => message_some(&mut self.quobyte, wire, reader, cx)?,
+                    16 => message_some(&mut self.azure_disk, wire, reader, cx)?,
+                    17 => message_some(&mut self.photon_persistent_disk, wire, reader, cx)?,
+                    18 => message_some(&mut self.portworx_volume, wire, reader, cx)?,
+                    19 => message_some(&mut self.scale_io, wire, reader, cx)?,
+                    20 => message_some(&mut self.local, wire, reader, cx)?,
+                    21 => message_some(&mut self.storageos, wire, reader, cx)?,
+                    22 => message_some(&mut self.csi, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
             })?,
             3 => strings(self.access_modes.get_or_insert_with(Vec::new), number, wire, reader)?,
-            4 => self.claim_ref = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.claim_ref, wire, reader, cx)?,
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.persistent_volume_reclaim_policy = Some(string(wire, reader)?) },
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.storage_class_name = Some(string(wire, reader)?) },
             7 => strings(self.mount_options.get_or_insert_with(Vec::new), number, wire, reader)?,
             8 => self.volume_mode = Some(string(wire, reader)?),
-            9 => self.node_affinity = Some(message(wire, reader, cx)?),
+            9 => message_some(&mut self.node_affinity, wire, reader, cx)?,
             10 => self.volume_attributes_class_name = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -3643,9 +3643,9 @@ impl Fields for k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSource {
 impl Fields for k8s_openapi::api::core::v1::Pod {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3666,10 +3666,10 @@ impl Fields for k8s_openapi::api::core::v1::PodAffinity {
 impl Fields for k8s_openapi::api::core::v1::PodAffinityTerm {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.label_selector = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.label_selector, wire, reader, cx)?,
             2 => strings(self.namespaces.get_or_insert_with(Vec::new), number, wire, reader)?,
             3 => self.topology_key = string(wire, reader)?,
-            4 => self.namespace_selector = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.namespace_selector, wire, reader, cx)?,
             5 => strings(self.match_label_keys.get_or_insert_with(Vec::new), number, wire, reader)?,
             6 => strings(self.mismatch_label_keys.get_or_insert_with(Vec::new), number, wire, reader)?,
             _ => reader.skip(wire)?,
@@ -3831,17 +3831,17 @@ impl Fields for k8s_openapi::api::core::v1::PodSchedulingGroup {
 impl Fields for k8s_openapi::api::core::v1::PodSecurityContext {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.se_linux_options = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.se_linux_options, wire, reader, cx)?,
             2 => self.run_as_user = Some(int(wire, reader)?),
             3 => self.run_as_non_root = Some(boolean(wire, reader)?),
             4 => ints(self.supplemental_groups.get_or_insert_with(Vec::new), number, wire, reader)?,
             5 => self.fs_group = Some(int(wire, reader)?),
             6 => self.run_as_group = Some(int(wire, reader)?),
             7 => messages(self.sysctls.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            8 => self.windows_options = Some(message(wire, reader, cx)?),
+            8 => message_some(&mut self.windows_options, wire, reader, cx)?,
             9 => self.fs_group_change_policy = Some(string(wire, reader)?),
-            10 => self.seccomp_profile = Some(message(wire, reader, cx)?),
-            11 => self.app_armor_profile = Some(message(wire, reader, cx)?),
+            10 => message_some(&mut self.seccomp_profile, wire, reader, cx)?,
+            11 => message_some(&mut self.app_armor_profile, wire, reader, cx)?,
             12 => self.supplemental_groups_policy = Some(string(wire, reader)?),
             13 => self.se_linux_change_policy = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -3866,11 +3866,11 @@ impl Fields for k8s_openapi::api::core::v1::PodSpec {
             11 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.host_network = Some(boolean(wire, reader)?) },
             12 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.host_pid = Some(boolean(wire, reader)?) },
             13 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.host_ipc = Some(boolean(wire, reader)?) },
-            14 => self.security_context = Some(message(wire, reader, cx)?),
+            14 => message_some(&mut self.security_context, wire, reader, cx)?,
             15 => messages(self.image_pull_secrets.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             16 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.hostname = Some(string(wire, reader)?) },
             17 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.subdomain = Some(string(wire, reader)?) },
-            18 => self.affinity = Some(message(wire, reader, cx)?),
+            18 => message_some(&mut self.affinity, wire, reader, cx)?,
             19 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.scheduler_name = Some(string(wire, reader)?) },
             20 => messages(self.init_containers.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             21 => self.automount_service_account_token = Some(boolean(wire, reader)?),
@@ -3878,7 +3878,7 @@ impl Fields for k8s_openapi::api::core::v1::PodSpec {
             23 => messages(self.host_aliases.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             24 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.priority_class_name = Some(string(wire, reader)?) },
             25 => self.priority = Some(int(wire, reader)?),
-            26 => self.dns_config = Some(message(wire, reader, cx)?),
+            26 => message_some(&mut self.dns_config, wire, reader, cx)?,
             27 => self.share_process_namespace = Some(boolean(wire, reader)?),
             28 => messages(self.readiness_gates.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             29 => self.runtime_class_name = Some(string(wire, reader)?),
@@ -3888,13 +3888,13 @@ impl Fields for k8s_openapi::api::core::v1::PodSpec {
             33 => messages(self.topology_spread_constraints.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             34 => messages(self.ephemeral_containers.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             35 => self.set_hostname_as_fqdn = Some(boolean(wire, reader)?),
-            36 => self.os = Some(message(wire, reader, cx)?),
+            36 => message_some(&mut self.os, wire, reader, cx)?,
             37 => self.host_users = Some(boolean(wire, reader)?),
             38 => messages(self.scheduling_gates.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             39 => messages(self.resource_claims.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            40 => self.resources = Some(message(wire, reader, cx)?),
+            40 => message_some(&mut self.resources, wire, reader, cx)?,
             41 => self.hostname_override = Some(string(wire, reader)?),
-            43 => self.scheduling_group = Some(message(wire, reader, cx)?),
+            43 => message_some(&mut self.scheduling_group, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3921,9 +3921,9 @@ impl Fields for k8s_openapi::api::core::v1::PodStatus {
             15 => messages(self.resource_claim_statuses.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             16 => messages(self.host_ips.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             17 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.observed_generation = Some(int(wire, reader)?) },
-            18 => self.extended_resource_claim_status = Some(message(wire, reader, cx)?),
+            18 => message_some(&mut self.extended_resource_claim_status, wire, reader, cx)?,
             19 => quantity_entry(self.allocated_resources.get_or_insert_with(Default::default), wire, reader)?,
-            20 => self.resources = Some(message(wire, reader, cx)?),
+            20 => message_some(&mut self.resources, wire, reader, cx)?,
             21 => messages(self.node_allocatable_resource_claim_statuses.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -3934,8 +3934,8 @@ impl Fields for k8s_openapi::api::core::v1::PodStatus {
 impl Fields for k8s_openapi::api::core::v1::PodTemplate {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.template = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.template, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3945,8 +3945,8 @@ impl Fields for k8s_openapi::api::core::v1::PodTemplate {
 impl Fields for k8s_openapi::api::core::v1::PodTemplateSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = Some(message(wire, reader, cx)?),
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3981,7 +3981,7 @@ impl Fields for k8s_openapi::api::core::v1::PreferredSchedulingTerm {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.weight = int(wire, reader)?,
-            2 => self.preference = message(wire, reader, cx)?,
+            2 => message_over(&mut self.preference, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -3993,10 +3993,10 @@ impl Fields for k8s_openapi::api::core::v1::Probe {
         match number {
             1 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.exec = Some(message(wire, reader, cx)?),
-                    2 => self.http_get = Some(message(wire, reader, cx)?),
-                    3 => self.tcp_socket = Some(message(wire, reader, cx)?),
-                    4 => self.grpc = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.exec, wire, reader, cx)?,
+                    2 => message_some(&mut self.http_get, wire, reader, cx)?,
+                    3 => message_some(&mut self.tcp_socket, wire, reader, cx)?,
+                    4 => message_some(&mut self.grpc, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -4048,7 +4048,7 @@ impl Fields for k8s_openapi::api::core::v1::RBDPersistentVolumeSource {
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.pool = Some(string(wire, reader)?) },
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.user = Some(string(wire, reader)?) },
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.keyring = Some(string(wire, reader)?) },
-            7 => self.secret_ref = Some(message(wire, reader, cx)?),
+            7 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             8 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             _ => reader.skip(wire)?,
         }
@@ -4065,7 +4065,7 @@ impl Fields for k8s_openapi::api::core::v1::RBDVolumeSource {
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.pool = Some(string(wire, reader)?) },
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.user = Some(string(wire, reader)?) },
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.keyring = Some(string(wire, reader)?) },
-            7 => self.secret_ref = Some(message(wire, reader, cx)?),
+            7 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             8 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             _ => reader.skip(wire)?,
         }
@@ -4076,9 +4076,9 @@ impl Fields for k8s_openapi::api::core::v1::RBDVolumeSource {
 impl Fields for k8s_openapi::api::core::v1::ReplicationController {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4104,7 +4104,7 @@ impl Fields for k8s_openapi::api::core::v1::ReplicationControllerSpec {
         match number {
             1 => self.replicas = Some(int(wire, reader)?),
             2 => string_entry(self.selector.get_or_insert_with(Default::default), wire, reader)?,
-            3 => self.template = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.template, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.min_ready_seconds = Some(int(wire, reader)?) },
             _ => reader.skip(wire)?,
         }
@@ -4165,9 +4165,9 @@ impl Fields for k8s_openapi::api::core::v1::ResourceHealth {
 impl Fields for k8s_openapi::api::core::v1::ResourceQuota {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4179,7 +4179,7 @@ impl Fields for k8s_openapi::api::core::v1::ResourceQuotaSpec {
         match number {
             1 => quantity_entry(self.hard.get_or_insert_with(Default::default), wire, reader)?,
             2 => strings(self.scopes.get_or_insert_with(Vec::new), number, wire, reader)?,
-            3 => self.scope_selector = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.scope_selector, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4225,7 +4225,7 @@ impl Fields for k8s_openapi::api::core::v1::ScaleIOPersistentVolumeSource {
         match number {
             1 => self.gateway = string(wire, reader)?,
             2 => self.system = string(wire, reader)?,
-            3 => self.secret_ref = message(wire, reader, cx)?,
+            3 => message_over(&mut self.secret_ref, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.ssl_enabled = Some(boolean(wire, reader)?) },
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.protection_domain = Some(string(wire, reader)?) },
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.storage_pool = Some(string(wire, reader)?) },
@@ -4244,7 +4244,7 @@ impl Fields for k8s_openapi::api::core::v1::ScaleIOVolumeSource {
         match number {
             1 => self.gateway = string(wire, reader)?,
             2 => self.system = string(wire, reader)?,
-            3 => self.secret_ref = message(wire, reader, cx)?,
+            3 => message_over(&mut self.secret_ref, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.ssl_enabled = Some(boolean(wire, reader)?) },
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.protection_domain = Some(string(wire, reader)?) },
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.storage_pool = Some(string(wire, reader)?) },
@@ -4294,7 +4294,7 @@ impl Fields for k8s_openapi::api::core::v1::SeccompProfile {
 impl Fields for k8s_openapi::api::core::v1::Secret {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => bytes_entry(self.data.get_or_insert_with(Default::default), wire, reader)?,
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.type_ = Some(string(wire, reader)?) },
             4 => string_entry(self.string_data.get_or_insert_with(Default::default), wire, reader)?,
@@ -4385,18 +4385,18 @@ impl Fields for k8s_openapi::api::core::v1::SecretVolumeSource {
 impl Fields for k8s_openapi::api::core::v1::SecurityContext {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.capabilities = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.capabilities, wire, reader, cx)?,
             2 => self.privileged = Some(boolean(wire, reader)?),
-            3 => self.se_linux_options = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.se_linux_options, wire, reader, cx)?,
             4 => self.run_as_user = Some(int(wire, reader)?),
             5 => self.run_as_non_root = Some(boolean(wire, reader)?),
             6 => self.read_only_root_filesystem = Some(boolean(wire, reader)?),
             7 => self.allow_privilege_escalation = Some(boolean(wire, reader)?),
             8 => self.run_as_group = Some(int(wire, reader)?),
             9 => self.proc_mount = Some(string(wire, reader)?),
-            10 => self.windows_options = Some(message(wire, reader, cx)?),
-            11 => self.seccomp_profile = Some(message(wire, reader, cx)?),
-            12 => self.app_armor_profile = Some(message(wire, reader, cx)?),
+            10 => message_some(&mut self.windows_options, wire, reader, cx)?,
+            11 => message_some(&mut self.seccomp_profile, wire, reader, cx)?,
+            12 => message_some(&mut self.app_armor_profile, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4419,9 +4419,9 @@ impl Fields for k8s_openapi::api::core::v1::SELinuxOptions {
 impl Fields for k8s_openapi::api::core::v1::Service {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4431,7 +4431,7 @@ impl Fields for k8s_openapi::api::core::v1::Service {
 impl Fields for k8s_openapi::api::core::v1::ServiceAccount {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.secrets.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             3 => messages(self.image_pull_secrets.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => self.automount_service_account_token = Some(boolean(wire, reader)?),
@@ -4483,7 +4483,7 @@ impl Fields for k8s_openapi::api::core::v1::ServiceSpec {
             11 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.external_traffic_policy = Some(string(wire, reader)?) },
             12 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.health_check_node_port = Some(int(wire, reader)?) },
             13 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.publish_not_ready_addresses = Some(boolean(wire, reader)?) },
-            14 => self.session_affinity_config = Some(message(wire, reader, cx)?),
+            14 => message_some(&mut self.session_affinity_config, wire, reader, cx)?,
             17 => self.ip_family_policy = Some(string(wire, reader)?),
             18 => strings(self.cluster_ips.get_or_insert_with(Vec::new), number, wire, reader)?,
             19 => strings(self.ip_families.get_or_insert_with(Vec::new), number, wire, reader)?,
@@ -4500,7 +4500,7 @@ impl Fields for k8s_openapi::api::core::v1::ServiceSpec {
 impl Fields for k8s_openapi::api::core::v1::ServiceStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.load_balancer = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.load_balancer, wire, reader, cx)?,
             2 => messages(self.conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -4511,7 +4511,7 @@ impl Fields for k8s_openapi::api::core::v1::ServiceStatus {
 impl Fields for k8s_openapi::api::core::v1::SessionAffinityConfig {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.client_ip = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.client_ip, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4535,7 +4535,7 @@ impl Fields for k8s_openapi::api::core::v1::StorageOSPersistentVolumeSource {
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.volume_namespace = Some(string(wire, reader)?) },
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.fs_type = Some(string(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
-            5 => self.secret_ref = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4549,7 +4549,7 @@ impl Fields for k8s_openapi::api::core::v1::StorageOSVolumeSource {
             2 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.volume_namespace = Some(string(wire, reader)?) },
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.fs_type = Some(string(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
-            5 => self.secret_ref = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.secret_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4632,7 +4632,7 @@ impl Fields for k8s_openapi::api::core::v1::TopologySpreadConstraint {
             1 => self.max_skew = int(wire, reader)?,
             2 => self.topology_key = string(wire, reader)?,
             3 => self.when_unsatisfiable = string(wire, reader)?,
-            4 => self.label_selector = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.label_selector, wire, reader, cx)?,
             5 => self.min_domains = Some(int(wire, reader)?),
             6 => self.node_affinity_policy = Some(string(wire, reader)?),
             7 => self.node_taints_policy = Some(string(wire, reader)?),
@@ -4674,36 +4674,36 @@ impl Fields for k8s_openapi::api::core::v1::Volume {
             1 => self.name = string(wire, reader)?,
             2 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.host_path = Some(message(wire, reader, cx)?),
-                    2 => self.empty_dir = Some(message(wire, reader, cx)?),
-                    3 => self.gce_persistent_disk = Some(message(wire, reader, cx)?),
-                    4 => self.aws_elastic_block_store = Some(message(wire, reader, cx)?),
-                    5 => self.git_repo = Some(message(wire, reader, cx)?),
-                    6 => self.secret = Some(message(wire, reader, cx)?),
-                    7 => self.nfs = Some(message(wire, reader, cx)?),
-                    8 => self.iscsi = Some(message(wire, reader, cx)?),
-                    9 => self.glusterfs = Some(message(wire, reader, cx)?),
-                    10 => self.persistent_volume_claim = Some(message(wire, reader, cx)?),
-                    11 => self.rbd = Some(message(wire, reader, cx)?),
-                    12 => self.flex_volume = Some(message(wire, reader, cx)?),
-                    13 => self.cinder = Some(message(wire, reader, cx)?),
-                    14 => self.cephfs = Some(message(wire, reader, cx)?),
-                    15 => self.flocker = Some(message(wire, reader, cx)?),
-                    16 => self.downward_api = Some(message(wire, reader, cx)?),
-                    17 => self.fc = Some(message(wire, reader, cx)?),
-                    18 => self.azure_file = Some(message(wire, reader, cx)?),
-                    19 => self.config_map = Some(message(wire, reader, cx)?),
-                    20 => self.vsphere_volume = Some(message(wire, reader, cx)?),
-                    21 => self.quobyte = Some(message(wire, reader, cx)?),
-                    22 => self.azure_disk = Some(message(wire, reader, cx)?),
-                    23 => self.photon_persistent_disk = Some(message(wire, reader, cx)?),
-                    24 => self.portworx_volume = Some(message(wire, reader, cx)?),
-                    25 => self.scale_io = Some(message(wire, reader, cx)?),
-                    26 => self.projected = Some(message(wire, reader, cx)?),
-                    27 => self.storageos = Some(message(wire, reader, cx)?),
-                    28 => self.csi = Some(message(wire, reader, cx)?),
-                    29 => self.ephemeral = Some(message(wire, reader, cx)?),
-                    30 => self.image = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.host_path, wire, reader, cx)?,
+                    2 => message_some(&mut self.empty_dir, wire, reader, cx)?,
+                    3 => message_some(&mut self.gce_persistent_disk, wire, reader, cx)?,
+                    4 => message_some(&mut self.aws_elastic_block_store, wire, reader, cx)?,
+                    5 => message_some(&mut self.git_repo, wire, reader, cx)?,
+                    6 => message_some(&mut self.secret, wire, reader, cx)?,
+                    7 => message_some(&mut self.nfs, wire, reader, cx)?,
+                    8 => message_some(&mut self.iscsi, wire, reader, cx)?,
+                    9 => message_some(&mut self.glusterfs, wire, reader, cx)?,
+                    10 => message_some(&mut self.persistent_volume_claim, wire, reader, cx)?,
+                    11 => message_some(&mut self.rbd, wire, reader, cx)?,
+                    12 => message_some(&mut self.flex_volume, wire, reader, cx)?,
+                    13 => message_some(&mut self.cinder, wire, reader, cx)?,
+                    14 => message_some(&mut self.cephfs, wire, reader, cx)?,
+                    15 => message_some(&mut self.flocker, wire, reader, cx)?,
+                    16 => message_some(&mut self.downward_api, wire, reader, cx)?,
+                    17 => message_some(&mut self.fc, wire, reader, cx)?,
+                    18 => message_some(&mut self.azure_file, wire, reader, cx)?,
+                    19 => message_some(&mut self.config_map, wire, reader, cx)?,
+                    20 => message_some(&mut self.vsphere_volume, wire, reader, cx)?,
+                    21 => message_some(&mut self.quobyte, wire, reader, cx)?,
+                    22 => message_some(&mut self.azure_disk, wire, reader, cx)?,
+                    23 => message_some(&mut self.photon_persistent_disk, wire, reader, cx)?,
+                    24 => message_some(&mut self.portworx_volume, wire, reader, cx)?,
+                    25 => message_some(&mut self.scale_io, wire, reader, cx)?,
+                    26 => message_some(&mut self.projected, wire, reader, cx)?,
+                    27 => message_some(&mut self.storageos, wire, reader, cx)?,
+                    28 => message_some(&mut self.csi, wire, reader, cx)?,
+                    29 => message_some(&mut self.ephemeral, wire, reader, cx)?,
+                    30 => message_some(&mut self.image, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -4748,7 +4748,7 @@ impl Fields for k8s_openapi::api::core::v1::VolumeMountStatus {
             2 => self.mount_path = string(wire, reader)?,
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.read_only = Some(boolean(wire, reader)?) },
             4 => self.recursive_read_only = Some(string(wire, reader)?),
-            5 => self.volume_status = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.volume_status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4758,7 +4758,7 @@ impl Fields for k8s_openapi::api::core::v1::VolumeMountStatus {
 impl Fields for k8s_openapi::api::core::v1::VolumeNodeAffinity {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.required = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.required, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4768,12 +4768,12 @@ impl Fields for k8s_openapi::api::core::v1::VolumeNodeAffinity {
 impl Fields for k8s_openapi::api::core::v1::VolumeProjection {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.secret = Some(message(wire, reader, cx)?),
-            2 => self.downward_api = Some(message(wire, reader, cx)?),
-            3 => self.config_map = Some(message(wire, reader, cx)?),
-            4 => self.service_account_token = Some(message(wire, reader, cx)?),
-            5 => self.cluster_trust_bundle = Some(message(wire, reader, cx)?),
-            6 => self.pod_certificate = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.secret, wire, reader, cx)?,
+            2 => message_some(&mut self.downward_api, wire, reader, cx)?,
+            3 => message_some(&mut self.config_map, wire, reader, cx)?,
+            4 => message_some(&mut self.service_account_token, wire, reader, cx)?,
+            5 => message_some(&mut self.cluster_trust_bundle, wire, reader, cx)?,
+            6 => message_some(&mut self.pod_certificate, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4794,7 +4794,7 @@ impl Fields for k8s_openapi::api::core::v1::VolumeResourceRequirements {
 impl Fields for k8s_openapi::api::core::v1::VolumeStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.image = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.image, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4818,7 +4818,7 @@ impl Fields for k8s_openapi::api::core::v1::WeightedPodAffinityTerm {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.weight = int(wire, reader)?,
-            2 => self.pod_affinity_term = message(wire, reader, cx)?,
+            2 => message_over(&mut self.pod_affinity_term, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4842,13 +4842,13 @@ impl Fields for k8s_openapi::api::discovery::v1::Endpoint {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => strings(&mut self.addresses, number, wire, reader)?,
-            2 => self.conditions = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.conditions, wire, reader, cx)?,
             3 => self.hostname = Some(string(wire, reader)?),
-            4 => self.target_ref = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.target_ref, wire, reader, cx)?,
             5 => string_entry(self.deprecated_topology.get_or_insert_with(Default::default), wire, reader)?,
             6 => self.node_name = Some(string(wire, reader)?),
             7 => self.zone = Some(string(wire, reader)?),
-            8 => self.hints = Some(message(wire, reader, cx)?),
+            8 => message_some(&mut self.hints, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4894,7 +4894,7 @@ impl Fields for k8s_openapi::api::discovery::v1::EndpointPort {
 impl Fields for k8s_openapi::api::discovery::v1::EndpointSlice {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.endpoints.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             3 => messages(self.ports.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => self.address_type = string(wire, reader)?,
@@ -4927,18 +4927,18 @@ impl Fields for k8s_openapi::api::discovery::v1::ForZone {
 impl Fields for k8s_openapi::api::events::v1::Event {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => self.event_time = micro_time(wire, reader)?,
-            3 => self.series = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.series, wire, reader, cx)?,
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.reporting_controller = Some(string(wire, reader)?) },
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.reporting_instance = Some(string(wire, reader)?) },
             6 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.action = Some(string(wire, reader)?) },
             7 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.reason = Some(string(wire, reader)?) },
-            8 => self.regarding = Some(message(wire, reader, cx)?),
-            9 => self.related = Some(message(wire, reader, cx)?),
+            8 => message_some(&mut self.regarding, wire, reader, cx)?,
+            9 => message_some(&mut self.related, wire, reader, cx)?,
             10 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.note = Some(string(wire, reader)?) },
             11 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.type_ = Some(string(wire, reader)?) },
-            12 => self.deprecated_source = Some(message(wire, reader, cx)?),
+            12 => message_some(&mut self.deprecated_source, wire, reader, cx)?,
             13 => self.deprecated_first_timestamp = time(wire, reader)?,
             14 => self.deprecated_last_timestamp = time(wire, reader)?,
             15 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.deprecated_count = Some(int(wire, reader)?) },
@@ -4972,9 +4972,9 @@ impl Fields for k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMethod {
 impl Fields for k8s_openapi::api::flowcontrol::v1::FlowSchema {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -4998,9 +4998,9 @@ impl Fields for k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition {
 impl Fields for k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.priority_level_configuration = message(wire, reader, cx)?,
+            1 => message_over(&mut self.priority_level_configuration, wire, reader, cx)?,
             2 => self.matching_precedence = Some(int(wire, reader)?),
-            3 => self.distinguisher_method = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.distinguisher_method, wire, reader, cx)?,
             4 => messages(self.rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -5032,7 +5032,7 @@ impl Fields for k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfigura
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.nominal_concurrency_shares = Some(int(wire, reader)?),
-            2 => self.limit_response = message(wire, reader, cx)?,
+            2 => message_over(&mut self.limit_response, wire, reader, cx)?,
             3 => self.lendable_percent = Some(int(wire, reader)?),
             4 => self.borrowing_limit_percent = Some(int(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -5045,7 +5045,7 @@ impl Fields for k8s_openapi::api::flowcontrol::v1::LimitResponse {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.type_ = string(wire, reader)?,
-            2 => self.queuing = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.queuing, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5078,9 +5078,9 @@ impl Fields for k8s_openapi::api::flowcontrol::v1::PolicyRulesWithSubjects {
 impl Fields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5115,8 +5115,8 @@ impl Fields for k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpe
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.type_ = string(wire, reader)?,
-            2 => self.limited = Some(message(wire, reader, cx)?),
-            3 => self.exempt = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.limited, wire, reader, cx)?,
+            3 => message_some(&mut self.exempt, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5174,9 +5174,9 @@ impl Fields for k8s_openapi::api::flowcontrol::v1::Subject {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.kind = string(wire, reader)?,
-            2 => self.user = Some(message(wire, reader, cx)?),
-            3 => self.group = Some(message(wire, reader, cx)?),
-            4 => self.service_account = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.user, wire, reader, cx)?,
+            3 => message_some(&mut self.group, wire, reader, cx)?,
+            4 => message_some(&mut self.service_account, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5197,7 +5197,7 @@ impl Fields for k8s_openapi::api::networking::v1::HTTPIngressPath {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.path = Some(string(wire, reader)?) },
-            2 => self.backend = message(wire, reader, cx)?,
+            2 => message_over(&mut self.backend, wire, reader, cx)?,
             3 => self.path_type = string(wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -5218,9 +5218,9 @@ impl Fields for k8s_openapi::api::networking::v1::HTTPIngressRuleValue {
 impl Fields for k8s_openapi::api::networking::v1::Ingress {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5230,8 +5230,8 @@ impl Fields for k8s_openapi::api::networking::v1::Ingress {
 impl Fields for k8s_openapi::api::networking::v1::IngressBackend {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            3 => self.resource = Some(message(wire, reader, cx)?),
-            4 => self.service = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.resource, wire, reader, cx)?,
+            4 => message_some(&mut self.service, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5241,8 +5241,8 @@ impl Fields for k8s_openapi::api::networking::v1::IngressBackend {
 impl Fields for k8s_openapi::api::networking::v1::IngressClass {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5267,7 +5267,7 @@ impl Fields for k8s_openapi::api::networking::v1::IngressClassSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.controller = Some(string(wire, reader)?) },
-            2 => self.parameters = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.parameters, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5314,7 +5314,7 @@ impl Fields for k8s_openapi::api::networking::v1::IngressRule {
             1 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.host = Some(string(wire, reader)?) },
             2 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.http = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.http, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -5329,7 +5329,7 @@ impl Fields for k8s_openapi::api::networking::v1::IngressServiceBackend {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.port = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.port, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5339,7 +5339,7 @@ impl Fields for k8s_openapi::api::networking::v1::IngressServiceBackend {
 impl Fields for k8s_openapi::api::networking::v1::IngressSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.default_backend = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.default_backend, wire, reader, cx)?,
             2 => messages(self.tls.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             3 => messages(self.rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => self.ingress_class_name = Some(string(wire, reader)?),
@@ -5352,7 +5352,7 @@ impl Fields for k8s_openapi::api::networking::v1::IngressSpec {
 impl Fields for k8s_openapi::api::networking::v1::IngressStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.load_balancer = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.load_balancer, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5373,8 +5373,8 @@ impl Fields for k8s_openapi::api::networking::v1::IngressTLS {
 impl Fields for k8s_openapi::api::networking::v1::IPAddress {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5384,7 +5384,7 @@ impl Fields for k8s_openapi::api::networking::v1::IPAddress {
 impl Fields for k8s_openapi::api::networking::v1::IPAddressSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.parent_ref = message(wire, reader, cx)?,
+            1 => message_over(&mut self.parent_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5405,8 +5405,8 @@ impl Fields for k8s_openapi::api::networking::v1::IPBlock {
 impl Fields for k8s_openapi::api::networking::v1::NetworkPolicy {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5438,9 +5438,9 @@ impl Fields for k8s_openapi::api::networking::v1::NetworkPolicyIngressRule {
 impl Fields for k8s_openapi::api::networking::v1::NetworkPolicyPeer {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.pod_selector = Some(message(wire, reader, cx)?),
-            2 => self.namespace_selector = Some(message(wire, reader, cx)?),
-            3 => self.ip_block = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.pod_selector, wire, reader, cx)?,
+            2 => message_some(&mut self.namespace_selector, wire, reader, cx)?,
+            3 => message_some(&mut self.ip_block, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5462,7 +5462,7 @@ impl Fields for k8s_openapi::api::networking::v1::NetworkPolicyPort {
 impl Fields for k8s_openapi::api::networking::v1::NetworkPolicySpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.pod_selector = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.pod_selector, wire, reader, cx)?,
             2 => messages(self.ingress.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             3 => messages(self.egress.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => strings(self.policy_types.get_or_insert_with(Vec::new), number, wire, reader)?,
@@ -5499,9 +5499,9 @@ impl Fields for k8s_openapi::api::networking::v1::ServiceBackendPort {
 impl Fields for k8s_openapi::api::networking::v1::ServiceCIDR {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5541,10 +5541,10 @@ impl Fields for k8s_openapi::api::node::v1::Overhead {
 impl Fields for k8s_openapi::api::node::v1::RuntimeClass {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => self.handler = string(wire, reader)?,
-            3 => self.overhead = Some(message(wire, reader, cx)?),
-            4 => self.scheduling = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.overhead, wire, reader, cx)?,
+            4 => message_some(&mut self.scheduling, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5565,9 +5565,9 @@ impl Fields for k8s_openapi::api::node::v1::Scheduling {
 impl Fields for k8s_openapi::api::policy::v1::PodDisruptionBudget {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5578,7 +5578,7 @@ impl Fields for k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.min_available = Some(int_or_string(wire, reader)?),
-            2 => self.selector = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.selector, wire, reader, cx)?,
             3 => self.max_unavailable = Some(int_or_string(wire, reader)?),
             4 => self.unhealthy_pod_eviction_policy = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
@@ -5616,9 +5616,9 @@ impl Fields for k8s_openapi::api::rbac::v1::AggregationRule {
 impl Fields for k8s_openapi::api::rbac::v1::ClusterRole {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            3 => self.aggregation_rule = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.aggregation_rule, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5628,9 +5628,9 @@ impl Fields for k8s_openapi::api::rbac::v1::ClusterRole {
 impl Fields for k8s_openapi::api::rbac::v1::ClusterRoleBinding {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.subjects.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            3 => self.role_ref = message(wire, reader, cx)?,
+            3 => message_over(&mut self.role_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5654,7 +5654,7 @@ impl Fields for k8s_openapi::api::rbac::v1::PolicyRule {
 impl Fields for k8s_openapi::api::rbac::v1::Role {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.rules.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -5665,9 +5665,9 @@ impl Fields for k8s_openapi::api::rbac::v1::Role {
 impl Fields for k8s_openapi::api::rbac::v1::RoleBinding {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => messages(self.subjects.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            3 => self.role_ref = message(wire, reader, cx)?,
+            3 => message_over(&mut self.role_ref, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5715,9 +5715,9 @@ impl Fields for k8s_openapi::api::resource::v1alpha3::DeviceTaint {
 impl Fields for k8s_openapi::api::resource::v1alpha3::DeviceTaintRule {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5727,8 +5727,8 @@ impl Fields for k8s_openapi::api::resource::v1alpha3::DeviceTaintRule {
 impl Fields for k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.device_selector = Some(message(wire, reader, cx)?),
-            2 => self.taint = message(wire, reader, cx)?,
+            1 => message_some(&mut self.device_selector, wire, reader, cx)?,
+            2 => message_over(&mut self.taint, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5779,9 +5779,9 @@ impl Fields for k8s_openapi::api::resource::v1alpha3::PoolStatus {
 impl Fields for k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5820,7 +5820,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus {
             3 => self.device = string(wire, reader)?,
             4 => messages(self.conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.data = raw_json(wire, reader)?,
-            6 => self.network_data = Some(message(wire, reader, cx)?),
+            6 => message_some(&mut self.network_data, wire, reader, cx)?,
             7 => self.share_id = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -5831,8 +5831,8 @@ impl Fields for k8s_openapi::api::resource::v1beta1::AllocatedDeviceStatus {
 impl Fields for k8s_openapi::api::resource::v1beta1::AllocationResult {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.devices = Some(message(wire, reader, cx)?),
-            3 => self.node_selector = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.devices, wire, reader, cx)?,
+            3 => message_some(&mut self.node_selector, wire, reader, cx)?,
             5 => self.allocation_timestamp = time(wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -5847,7 +5847,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::BasicDevice {
             2 => message_entry(self.capacity.get_or_insert_with(Default::default), wire, reader, cx)?,
             3 => messages(self.consumes_counters.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => self.node_name = Some(string(wire, reader)?),
-            5 => self.node_selector = Some(message(wire, reader, cx)?),
+            5 => message_some(&mut self.node_selector, wire, reader, cx)?,
             6 => self.all_nodes = Some(boolean(wire, reader)?),
             7 => messages(self.taints.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             8 => self.binds_to_node = Some(boolean(wire, reader)?),
@@ -5865,7 +5865,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::CapacityRequestPolicy {
         match number {
             1 => self.default = Some(quantity(wire, reader)?),
             3 => quantities(self.valid_values.get_or_insert_with(Vec::new), number, wire, reader)?,
-            4 => self.valid_range = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.valid_range, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5929,7 +5929,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::Device {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.basic = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.basic, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -5943,7 +5943,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::DeviceAllocationConfigurati
             2 => strings(self.requests.get_or_insert_with(Vec::new), number, wire, reader)?,
             3 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -5986,7 +5986,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::DeviceCapacity {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.value = quantity(wire, reader)?,
-            2 => self.request_policy = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.request_policy, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6011,7 +6011,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration {
             1 => strings(self.requests.get_or_insert_with(Vec::new), number, wire, reader)?,
             2 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -6025,8 +6025,8 @@ impl Fields for k8s_openapi::api::resource::v1beta1::DeviceClaimConfiguration {
 impl Fields for k8s_openapi::api::resource::v1beta1::DeviceClass {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6038,7 +6038,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::DeviceClassConfiguration {
         match number {
             1 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -6095,7 +6095,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::DeviceRequest {
             6 => self.admin_access = Some(boolean(wire, reader)?),
             7 => messages(self.first_available.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             8 => messages(self.tolerations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            9 => self.capacity = Some(message(wire, reader, cx)?),
+            9 => message_some(&mut self.capacity, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6124,7 +6124,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::DeviceRequestAllocationResu
 impl Fields for k8s_openapi::api::resource::v1beta1::DeviceSelector {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.cel = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.cel, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6140,7 +6140,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::DeviceSubRequest {
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.allocation_mode = Some(string(wire, reader)?) },
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.count = Some(int(wire, reader)?) },
             7 => messages(self.tolerations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            8 => self.capacity = Some(message(wire, reader, cx)?),
+            8 => message_some(&mut self.capacity, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6200,9 +6200,9 @@ impl Fields for k8s_openapi::api::resource::v1beta1::OpaqueDeviceConfiguration {
 impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaim {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6225,7 +6225,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaimConsumerRefere
 impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaimSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.devices = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.devices, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6235,7 +6235,7 @@ impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaimSpec {
 impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaimStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.allocation = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.allocation, wire, reader, cx)?,
             2 => messages(self.reserved_for.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.devices.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
@@ -6247,8 +6247,8 @@ impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaimStatus {
 impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6258,8 +6258,8 @@ impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplate {
 impl Fields for k8s_openapi::api::resource::v1beta1::ResourceClaimTemplateSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = Some(message(wire, reader, cx)?),
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6281,8 +6281,8 @@ impl Fields for k8s_openapi::api::resource::v1beta1::ResourcePool {
 impl Fields for k8s_openapi::api::resource::v1beta1::ResourceSlice {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6293,9 +6293,9 @@ impl Fields for k8s_openapi::api::resource::v1beta1::ResourceSliceSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.driver = string(wire, reader)?,
-            2 => self.pool = message(wire, reader, cx)?,
+            2 => message_over(&mut self.pool, wire, reader, cx)?,
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.node_name = Some(string(wire, reader)?) },
-            4 => self.node_selector = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.node_selector, wire, reader, cx)?,
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.all_nodes = Some(boolean(wire, reader)?) },
             6 => messages(self.devices.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             7 => self.per_device_node_selection = Some(boolean(wire, reader)?),
@@ -6314,7 +6314,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus {
             3 => self.device = string(wire, reader)?,
             4 => messages(self.conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.data = raw_json(wire, reader)?,
-            6 => self.network_data = Some(message(wire, reader, cx)?),
+            6 => message_some(&mut self.network_data, wire, reader, cx)?,
             7 => self.share_id = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -6325,8 +6325,8 @@ impl Fields for k8s_openapi::api::resource::v1beta2::AllocatedDeviceStatus {
 impl Fields for k8s_openapi::api::resource::v1beta2::AllocationResult {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.devices = Some(message(wire, reader, cx)?),
-            3 => self.node_selector = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.devices, wire, reader, cx)?,
+            3 => message_some(&mut self.node_selector, wire, reader, cx)?,
             5 => self.allocation_timestamp = time(wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -6339,7 +6339,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::CapacityRequestPolicy {
         match number {
             1 => self.default = Some(quantity(wire, reader)?),
             3 => quantities(self.valid_values.get_or_insert_with(Vec::new), number, wire, reader)?,
-            4 => self.valid_range = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.valid_range, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6407,7 +6407,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::Device {
             3 => message_entry(self.capacity.get_or_insert_with(Default::default), wire, reader, cx)?,
             4 => messages(self.consumes_counters.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.node_name = Some(string(wire, reader)?),
-            6 => self.node_selector = Some(message(wire, reader, cx)?),
+            6 => message_some(&mut self.node_selector, wire, reader, cx)?,
             7 => self.all_nodes = Some(boolean(wire, reader)?),
             8 => messages(self.taints.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             9 => self.binds_to_node = Some(boolean(wire, reader)?),
@@ -6427,7 +6427,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceAllocationConfigurati
             2 => strings(self.requests.get_or_insert_with(Vec::new), number, wire, reader)?,
             3 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -6470,7 +6470,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceCapacity {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.value = quantity(wire, reader)?,
-            2 => self.request_policy = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.request_policy, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6495,7 +6495,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration {
             1 => strings(self.requests.get_or_insert_with(Vec::new), number, wire, reader)?,
             2 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -6509,8 +6509,8 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceClaimConfiguration {
 impl Fields for k8s_openapi::api::resource::v1beta2::DeviceClass {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6522,7 +6522,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceClassConfiguration {
         match number {
             1 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -6572,7 +6572,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceRequest {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.exactly = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.exactly, wire, reader, cx)?,
             3 => messages(self.first_available.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -6602,7 +6602,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceRequestAllocationResu
 impl Fields for k8s_openapi::api::resource::v1beta2::DeviceSelector {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.cel = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.cel, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6618,7 +6618,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceSubRequest {
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.allocation_mode = Some(string(wire, reader)?) },
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.count = Some(int(wire, reader)?) },
             6 => messages(self.tolerations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            7 => self.capacity = Some(message(wire, reader, cx)?),
+            7 => message_some(&mut self.capacity, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6641,9 +6641,9 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceTaint {
 impl Fields for k8s_openapi::api::resource::v1beta2::DeviceTaintRule {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6653,8 +6653,8 @@ impl Fields for k8s_openapi::api::resource::v1beta2::DeviceTaintRule {
 impl Fields for k8s_openapi::api::resource::v1beta2::DeviceTaintRuleSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.device_selector = Some(message(wire, reader, cx)?),
-            2 => self.taint = message(wire, reader, cx)?,
+            1 => message_some(&mut self.device_selector, wire, reader, cx)?,
+            2 => message_over(&mut self.taint, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6706,7 +6706,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::ExactDeviceRequest {
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.count = Some(int(wire, reader)?) },
             5 => self.admin_access = Some(boolean(wire, reader)?),
             6 => messages(self.tolerations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            7 => self.capacity = Some(message(wire, reader, cx)?),
+            7 => message_some(&mut self.capacity, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6739,9 +6739,9 @@ impl Fields for k8s_openapi::api::resource::v1beta2::OpaqueDeviceConfiguration {
 impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaim {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6764,7 +6764,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaimConsumerRefere
 impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaimSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.devices = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.devices, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6774,7 +6774,7 @@ impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaimSpec {
 impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaimStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.allocation = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.allocation, wire, reader, cx)?,
             2 => messages(self.reserved_for.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.devices.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
@@ -6786,8 +6786,8 @@ impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaimStatus {
 impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6797,8 +6797,8 @@ impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplate {
 impl Fields for k8s_openapi::api::resource::v1beta2::ResourceClaimTemplateSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = Some(message(wire, reader, cx)?),
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6820,8 +6820,8 @@ impl Fields for k8s_openapi::api::resource::v1beta2::ResourcePool {
 impl Fields for k8s_openapi::api::resource::v1beta2::ResourceSlice {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6832,9 +6832,9 @@ impl Fields for k8s_openapi::api::resource::v1beta2::ResourceSliceSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.driver = string(wire, reader)?,
-            2 => self.pool = message(wire, reader, cx)?,
+            2 => message_over(&mut self.pool, wire, reader, cx)?,
             3 => self.node_name = Some(string(wire, reader)?),
-            4 => self.node_selector = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.node_selector, wire, reader, cx)?,
             5 => self.all_nodes = Some(boolean(wire, reader)?),
             6 => messages(self.devices.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             7 => self.per_device_node_selection = Some(boolean(wire, reader)?),
@@ -6853,7 +6853,7 @@ impl Fields for k8s_openapi::api::resource::v1::AllocatedDeviceStatus {
             3 => self.device = string(wire, reader)?,
             4 => messages(self.conditions.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.data = raw_json(wire, reader)?,
-            6 => self.network_data = Some(message(wire, reader, cx)?),
+            6 => message_some(&mut self.network_data, wire, reader, cx)?,
             7 => self.share_id = Some(string(wire, reader)?),
             _ => reader.skip(wire)?,
         }
@@ -6864,8 +6864,8 @@ impl Fields for k8s_openapi::api::resource::v1::AllocatedDeviceStatus {
 impl Fields for k8s_openapi::api::resource::v1::AllocationResult {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.devices = Some(message(wire, reader, cx)?),
-            3 => self.node_selector = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.devices, wire, reader, cx)?,
+            3 => message_some(&mut self.node_selector, wire, reader, cx)?,
             5 => self.allocation_timestamp = time(wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -6878,7 +6878,7 @@ impl Fields for k8s_openapi::api::resource::v1::CapacityRequestPolicy {
         match number {
             1 => self.default = Some(quantity(wire, reader)?),
             3 => quantities(self.valid_values.get_or_insert_with(Vec::new), number, wire, reader)?,
-            4 => self.valid_range = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.valid_range, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -6946,7 +6946,7 @@ impl Fields for k8s_openapi::api::resource::v1::Device {
             3 => message_entry(self.capacity.get_or_insert_with(Default::default), wire, reader, cx)?,
             4 => messages(self.consumes_counters.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             5 => self.node_name = Some(string(wire, reader)?),
-            6 => self.node_selector = Some(message(wire, reader, cx)?),
+            6 => message_some(&mut self.node_selector, wire, reader, cx)?,
             7 => self.all_nodes = Some(boolean(wire, reader)?),
             8 => messages(self.taints.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             9 => self.binds_to_node = Some(boolean(wire, reader)?),
@@ -6966,7 +6966,7 @@ impl Fields for k8s_openapi::api::resource::v1::DeviceAllocationConfiguration {
             2 => strings(self.requests.get_or_insert_with(Vec::new), number, wire, reader)?,
             3 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -7009,7 +7009,7 @@ impl Fields for k8s_openapi::api::resource::v1::DeviceCapacity {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.value = quantity(wire, reader)?,
-            2 => self.request_policy = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.request_policy, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7034,7 +7034,7 @@ impl Fields for k8s_openapi::api::resource::v1::DeviceClaimConfiguration {
             1 => strings(self.requests.get_or_insert_with(Vec::new), number, wire, reader)?,
             2 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -7048,8 +7048,8 @@ impl Fields for k8s_openapi::api::resource::v1::DeviceClaimConfiguration {
 impl Fields for k8s_openapi::api::resource::v1::DeviceClass {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7061,7 +7061,7 @@ impl Fields for k8s_openapi::api::resource::v1::DeviceClassConfiguration {
         match number {
             1 => inline(wire, reader, |number, wire, reader| {
                 match number {
-                    1 => self.opaque = Some(message(wire, reader, cx)?),
+                    1 => message_some(&mut self.opaque, wire, reader, cx)?,
                     _ => reader.skip(wire)?,
                 }
                 Ok(())
@@ -7111,7 +7111,7 @@ impl Fields for k8s_openapi::api::resource::v1::DeviceRequest {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.name = string(wire, reader)?,
-            2 => self.exactly = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.exactly, wire, reader, cx)?,
             3 => messages(self.first_available.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
@@ -7141,7 +7141,7 @@ impl Fields for k8s_openapi::api::resource::v1::DeviceRequestAllocationResult {
 impl Fields for k8s_openapi::api::resource::v1::DeviceSelector {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.cel = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.cel, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7157,7 +7157,7 @@ impl Fields for k8s_openapi::api::resource::v1::DeviceSubRequest {
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.allocation_mode = Some(string(wire, reader)?) },
             5 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.count = Some(int(wire, reader)?) },
             6 => messages(self.tolerations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            7 => self.capacity = Some(message(wire, reader, cx)?),
+            7 => message_some(&mut self.capacity, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7200,7 +7200,7 @@ impl Fields for k8s_openapi::api::resource::v1::ExactDeviceRequest {
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.count = Some(int(wire, reader)?) },
             5 => self.admin_access = Some(boolean(wire, reader)?),
             6 => messages(self.tolerations.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
-            7 => self.capacity = Some(message(wire, reader, cx)?),
+            7 => message_some(&mut self.capacity, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7233,9 +7233,9 @@ impl Fields for k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration {
 impl Fields for k8s_openapi::api::resource::v1::ResourceClaim {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7258,7 +7258,7 @@ impl Fields for k8s_openapi::api::resource::v1::ResourceClaimConsumerReference {
 impl Fields for k8s_openapi::api::resource::v1::ResourceClaimSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.devices = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.devices, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7268,7 +7268,7 @@ impl Fields for k8s_openapi::api::resource::v1::ResourceClaimSpec {
 impl Fields for k8s_openapi::api::resource::v1::ResourceClaimStatus {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.allocation = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.allocation, wire, reader, cx)?,
             2 => messages(self.reserved_for.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             4 => messages(self.devices.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             _ => reader.skip(wire)?,
@@ -7280,8 +7280,8 @@ impl Fields for k8s_openapi::api::resource::v1::ResourceClaimStatus {
 impl Fields for k8s_openapi::api::resource::v1::ResourceClaimTemplate {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7291,8 +7291,8 @@ impl Fields for k8s_openapi::api::resource::v1::ResourceClaimTemplate {
 impl Fields for k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = Some(message(wire, reader, cx)?),
-            2 => self.spec = Some(message(wire, reader, cx)?),
+            1 => message_some(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7314,8 +7314,8 @@ impl Fields for k8s_openapi::api::resource::v1::ResourcePool {
 impl Fields for k8s_openapi::api::resource::v1::ResourceSlice {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7326,9 +7326,9 @@ impl Fields for k8s_openapi::api::resource::v1::ResourceSliceSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.driver = string(wire, reader)?,
-            2 => self.pool = message(wire, reader, cx)?,
+            2 => message_over(&mut self.pool, wire, reader, cx)?,
             3 => self.node_name = Some(string(wire, reader)?),
-            4 => self.node_selector = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.node_selector, wire, reader, cx)?,
             5 => self.all_nodes = Some(boolean(wire, reader)?),
             6 => messages(self.devices.get_or_insert_with(Vec::new), number, wire, reader, cx)?,
             7 => self.per_device_node_selection = Some(boolean(wire, reader)?),
@@ -7342,7 +7342,7 @@ impl Fields for k8s_openapi::api::resource::v1::ResourceSliceSpec {
 impl Fields for k8s_openapi::api::scheduling::v1::PriorityClass {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => self.value = Some(int(wire, reader)?),
             3 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.global_default = Some(boolean(wire, reader)?) },
             4 => if is_zero(reader, wire)? { reader.skip(wire)? } else { self.description = Some(string(wire, reader)?) },
@@ -7356,9 +7356,9 @@ impl Fields for k8s_openapi::api::scheduling::v1::PriorityClass {
 impl Fields for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigration {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = Some(message(wire, reader, cx)?),
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7368,7 +7368,7 @@ impl Fields for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigra
 impl Fields for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigrationSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.resource = message(wire, reader, cx)?,
+            1 => message_over(&mut self.resource, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7389,8 +7389,8 @@ impl Fields for k8s_openapi::api::storagemigration::v1beta1::StorageVersionMigra
 impl Fields for k8s_openapi::api::storage::v1::CSIDriver {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7420,8 +7420,8 @@ impl Fields for k8s_openapi::api::storage::v1::CSIDriverSpec {
 impl Fields for k8s_openapi::api::storage::v1::CSINode {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7434,7 +7434,7 @@ impl Fields for k8s_openapi::api::storage::v1::CSINodeDriver {
             1 => self.name = string(wire, reader)?,
             2 => self.node_id = string(wire, reader)?,
             3 => strings(self.topology_keys.get_or_insert_with(Vec::new), number, wire, reader)?,
-            4 => self.allocatable = Some(message(wire, reader, cx)?),
+            4 => message_some(&mut self.allocatable, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7454,8 +7454,8 @@ impl Fields for k8s_openapi::api::storage::v1::CSINodeSpec {
 impl Fields for k8s_openapi::api::storage::v1::CSIStorageCapacity {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.node_topology = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_some(&mut self.node_topology, wire, reader, cx)?,
             3 => self.storage_class_name = string(wire, reader)?,
             4 => self.capacity = Some(quantity(wire, reader)?),
             5 => self.maximum_volume_size = Some(quantity(wire, reader)?),
@@ -7468,7 +7468,7 @@ impl Fields for k8s_openapi::api::storage::v1::CSIStorageCapacity {
 impl Fields for k8s_openapi::api::storage::v1::StorageClass {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => self.provisioner = string(wire, reader)?,
             3 => string_entry(self.parameters.get_or_insert_with(Default::default), wire, reader)?,
             4 => self.reclaim_policy = Some(string(wire, reader)?),
@@ -7496,9 +7496,9 @@ impl Fields for k8s_openapi::api::storage::v1::TokenRequest {
 impl Fields for k8s_openapi::api::storage::v1::VolumeAttachment {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
-            2 => self.spec = message(wire, reader, cx)?,
-            3 => self.status = Some(message(wire, reader, cx)?),
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
+            2 => message_over(&mut self.spec, wire, reader, cx)?,
+            3 => message_some(&mut self.status, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7509,7 +7509,7 @@ impl Fields for k8s_openapi::api::storage::v1::VolumeAttachmentSource {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.persistent_volume_name = Some(string(wire, reader)?),
-            2 => self.inline_volume_spec = Some(message(wire, reader, cx)?),
+            2 => message_some(&mut self.inline_volume_spec, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7520,7 +7520,7 @@ impl Fields for k8s_openapi::api::storage::v1::VolumeAttachmentSpec {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
             1 => self.attacher = string(wire, reader)?,
-            2 => self.source = message(wire, reader, cx)?,
+            2 => message_over(&mut self.source, wire, reader, cx)?,
             3 => self.node_name = string(wire, reader)?,
             _ => reader.skip(wire)?,
         }
@@ -7533,8 +7533,8 @@ impl Fields for k8s_openapi::api::storage::v1::VolumeAttachmentStatus {
         match number {
             1 => self.attached = boolean(wire, reader)?,
             2 => string_entry(self.attachment_metadata.get_or_insert_with(Default::default), wire, reader)?,
-            3 => self.attach_error = Some(message(wire, reader, cx)?),
-            4 => self.detach_error = Some(message(wire, reader, cx)?),
+            3 => message_some(&mut self.attach_error, wire, reader, cx)?,
+            4 => message_some(&mut self.detach_error, wire, reader, cx)?,
             _ => reader.skip(wire)?,
         }
         Ok(())
@@ -7544,7 +7544,7 @@ impl Fields for k8s_openapi::api::storage::v1::VolumeAttachmentStatus {
 impl Fields for k8s_openapi::api::storage::v1::VolumeAttributesClass {
     fn field(&mut self, number: u32, wire: u8, reader: &mut Reader<'_>, cx: Cx) -> Result<()> {
         match number {
-            1 => self.metadata = message(wire, reader, cx)?,
+            1 => message_over(&mut self.metadata, wire, reader, cx)?,
             2 => self.driver_name = string(wire, reader)?,
             3 => string_entry(self.parameters.get_or_insert_with(Default::default), wire, reader)?,
             _ => reader.skip(wire)?,
