@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use super::{
     decode::decode_event,
     gzip::accepting_gzip,
+    in_place,
     item::DecodeOptions,
     list_request::list_objects,
     lister_watcher::{ListPage, ListerWatcher, TweakListParams, WatchStream},
@@ -324,10 +325,11 @@ where
     let message = protobuf.filter(|_| protobuf::is_protobuf(response.headers()));
     let framing = if message.is_some() { Framing::LengthPrefixed } else { Framing::Lines };
     let lines = LineReader::new(response, framing);
+    let in_place = in_place::decoder_of::<T>();
     let events = futures::stream::unfold(lines, move |mut lines| async move {
         let event = match (lines.next_line().await?, message) {
             (Ok(frame), Some(message)) => protobuf::decode_event::<T>(frame, message, decode),
-            (Ok(line), None) => decode_event::<T>(line, decode),
+            (Ok(line), None) => decode_event::<T>(line, decode, in_place),
             (Err(err), _) => Err(err),
         };
         Some((event, lines))

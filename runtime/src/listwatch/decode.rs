@@ -12,6 +12,7 @@ use serde::{
 
 use super::{
     capacity::{Lengths, ObjectHinted, event_mute, scan},
+    in_place,
     item::DecodeOptions,
     json_input::decode_all,
     skipped::SkippedObject,
@@ -23,13 +24,23 @@ use super::{
 /// `kube::Error::Api`; an object event whose object is valid JSON of the wrong shape becomes
 /// [`WireError::UndecodableObject`] (in `kube::Error::ReadEvents`); anything else that does
 /// not decode is `kube::Error::SerdeError`.
+///
+/// With `in_place` (`K`'s in-place decoder), an object event in the server's shape has
+/// its object decoded in place, as list items are ([`in_place::object_event`]); any other
+/// line, or an object that does not decode that way, is decoded here as before.
 pub(crate) fn decode_event<K>(
     line: &[u8],
     options: DecodeOptions,
+    in_place: Option<in_place::DecodeFn>,
 ) -> Result<WatchEvent<K>, kube::Error>
 where
-    K: DeserializeOwned + Clone,
+    K: DeserializeOwned + Clone + 'static,
 {
+    if let Some(decode) = in_place
+        && let Some(event) = in_place::object_event(line, options, decode)
+    {
+        return Ok(event);
+    }
     // The envelope holds no arrays, so the line's arrays are the object's.
     let lengths = scan(line, event_mute(options)).map(|scanned| scanned.lengths);
     let lengths = Lengths::new(lengths.unwrap_or_default());
@@ -209,6 +220,17 @@ mod tests {
 
     const SKIP: DecodeOptions = DecodeOptions { skip_managed_fields: true };
 
+    /// Decodes `line` with and without `K`'s in-place decoder, which must agree.
+    fn event<K>(line: &[u8], options: DecodeOptions) -> Result<WatchEvent<K>, kube::Error>
+    where
+        K: DeserializeOwned + Clone + fmt::Debug + 'static,
+    {
+        let with = decode_event::<K>(line, options, in_place::decoder_of::<K>());
+        let without = decode_event::<K>(line, options, None);
+        assert_eq!(format!("{with:?}"), format!("{without:?}"));
+        with
+    }
+
     fn config_map(name: &str) -> serde_json::Value {
         json!({
             "apiVersion": "v1", "kind": "ConfigMap",
@@ -221,11 +243,11 @@ mod tests {
     fn events_decode_with_and_without_managed_fields() {
         let line =
             serde_json::to_vec(&json!({"type": "MODIFIED", "object": config_map("a")})).unwrap();
-        match decode_event::<ConfigMap>(&line, DecodeOptions::default()).unwrap() {
+        match event::<ConfigMap>(&line, DecodeOptions::default()).unwrap() {
             WatchEvent::Modified(cm) => assert!(cm.metadata.managed_fields.is_some()),
             other => panic!("unexpected {other:?}"),
         }
-        match decode_event::<ConfigMap>(&line, SKIP).unwrap() {
+        match event::<ConfigMap>(&line, SKIP).unwrap() {
             WatchEvent::Modified(cm) => {
                 assert_eq!(cm.metadata.managed_fields, None);
                 assert_eq!(cm.data.unwrap()["k"], "v");
@@ -235,7 +257,7 @@ mod tests {
         // The object before its type is decoded too.
         let line =
             serde_json::to_vec(&json!({"object": config_map("b"), "type": "DELETED"})).unwrap();
-        match decode_event::<ConfigMap>(&line, SKIP).unwrap() {
+        match event::<ConfigMap>(&line, SKIP).unwrap() {
             WatchEvent::Deleted(cm) => {
                 assert_eq!(cm.metadata.name.as_deref(), Some("b"));
                 assert_eq!(cm.metadata.managed_fields, None);
@@ -247,7 +269,7 @@ mod tests {
     #[test]
     fn bookmarks_and_error_events_decode() {
         let line = br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
-        match decode_event::<ConfigMap>(line, SKIP).unwrap() {
+        match event::<ConfigMap>(line, SKIP).unwrap() {
             WatchEvent::Bookmark(b) => {
                 assert_eq!(b.metadata.resource_version, "12");
                 assert_eq!(b.metadata.annotations["k8s.io/initial-events-end"], "true");
@@ -255,7 +277,7 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         let line = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old","reason":"Expired","code":410}}"#;
-        match decode_event::<ConfigMap>(line, SKIP).unwrap() {
+        match event::<ConfigMap>(line, SKIP).unwrap() {
             WatchEvent::Error(status) => {
                 assert_eq!((status.code, status.reason.as_str()), (410, "Expired"))
             }
@@ -267,7 +289,7 @@ mod tests {
     fn a_wrongly_typed_object_is_undecodable_not_an_empty_status() {
         // kube's watch decoder turns this line into `Error::Api` with an empty Status.
         let line = br#"{"type":"ADDED","object":{"metadata":{"name":"a","labels":"flat"}}}"#;
-        let err = decode_event::<ConfigMap>(line, SKIP).unwrap_err();
+        let err = event::<ConfigMap>(line, SKIP).unwrap_err();
         assert!(
             matches!(WireError::find_in(&err), Some(WireError::UndecodableObject { object, .. })
                 if object.key == "a"),
@@ -275,19 +297,18 @@ mod tests {
         );
         // A bookmark or an ERROR event of the wrong shape is not an object to skip.
         let bad_bookmark = br#"{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":5}}}"#;
-        let err = decode_event::<ConfigMap>(bad_bookmark, SKIP).unwrap_err();
+        let err = event::<ConfigMap>(bad_bookmark, SKIP).unwrap_err();
         assert!(matches!(err, kube::Error::SerdeError(_)), "{err:?}");
-        let err =
-            decode_event::<ConfigMap>(br#"{"type":"RENAMED","object":{}}"#, SKIP).unwrap_err();
+        let err = event::<ConfigMap>(br#"{"type":"RENAMED","object":{}}"#, SKIP).unwrap_err();
         assert!(matches!(err, kube::Error::SerdeError(_)), "{err:?}");
-        let err = decode_event::<ConfigMap>(br#"{"type":"ADDED","object":{"#, SKIP).unwrap_err();
+        let err = event::<ConfigMap>(br#"{"type":"ADDED","object":{"#, SKIP).unwrap_err();
         assert!(matches!(err, kube::Error::SerdeError(_)), "{err:?}");
     }
 
     #[test]
     fn a_bare_status_line_is_an_api_error() {
         let line = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"gone","reason":"Gone","code":410}"#;
-        match decode_event::<ConfigMap>(line, SKIP).unwrap_err() {
+        match event::<ConfigMap>(line, SKIP).unwrap_err() {
             kube::Error::Api(status) => assert_eq!(status.code, 410),
             other => panic!("unexpected {other:?}"),
         }

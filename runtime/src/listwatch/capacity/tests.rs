@@ -155,7 +155,8 @@ fn a_watch_event_object_decodes_with_every_vec_at_its_length() {
     let line =
         serde_json::to_vec(&json!({"type": "MODIFIED", "object": seed::pod("p", "a", 1)})).unwrap();
     for options in [DecodeOptions::default(), DecodeOptions { skip_managed_fields: true }] {
-        let kube::core::WatchEvent::Modified(pod) = decode_event::<Pod>(&line, options).unwrap()
+        let kube::core::WatchEvent::Modified(pod) =
+            decode_event::<Pod>(&line, options, None).unwrap()
         else {
             panic!("not a MODIFIED event");
         };

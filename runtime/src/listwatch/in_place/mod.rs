@@ -19,8 +19,12 @@
 //! The result is the value k8s-openapi's impl decodes (the tests compare the two). Any
 //! error decodes the object again through k8s-openapi's impl, so that an error is
 //! exactly the one it gives, and so that no input the in-place route refuses is lost.
+//!
+//! Watch events take the same route ([`object_event`]) when the line has the shape
+//! kube-apiserver writes; any other line, and any error, goes to the event decoder.
 
 mod decode;
+mod event;
 mod generated;
 // The generated impls, the only users of the seeds and of `decode_into`, exist for
 // k8s-openapi's latest version only: under an older version feature these are unused.
@@ -39,6 +43,7 @@ use super::{
 };
 
 pub(crate) use decode::DecodeFn;
+pub(crate) use event::object_event;
 
 /// The in-place decoder of `K`, if its struct has generated impls (looked up once per
 /// list, by `TypeId`).
