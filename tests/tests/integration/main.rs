@@ -30,3 +30,4 @@ mod reliability_secrets;
 mod reliability_soak;
 mod reliability_stall;
 mod typed_informers;
+mod watch_wire;
