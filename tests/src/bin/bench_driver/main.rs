@@ -161,7 +161,8 @@ const MEDIAN_FIELDS: [&str; 6] = [
 /// One mode's row from its runs: the run with the median CPU (its event rounds too), with
 /// each of [`MEDIAN_FIELDS`] replaced by that field's own median and every run's value kept
 /// under `runs`, in the order the runs ran (run `i` of every mode went round together, so
-/// [`targets`] can pair them).
+/// [`targets`] can pair them). Every run's event rounds are kept there too (`runs.events`),
+/// so that two modes' event phases can be paired run by run as well.
 fn median_row(runs: Vec<Value>) -> Value {
     let cpu = |row: &Value| row["cpu_s"].as_f64().unwrap_or(f64::NAN);
     let mut by_cpu: Vec<&Value> = runs.iter().collect();
@@ -177,6 +178,7 @@ fn median_row(runs: Vec<Value>) -> Value {
         }
         all.insert(field.into(), json!(in_order));
     }
+    all.insert("events".into(), runs.iter().map(|run| run["events"].clone()).collect());
     row["runs"] = Value::Object(all);
     row
 }
@@ -359,6 +361,7 @@ mod tests {
         assert_eq!(row["events"], json!(["second"]));
         assert_eq!(row["runs"]["cpu_s"], json!([3.0, 1.0, 2.0]));
         assert_eq!(row["runs"]["peak_rss_bytes"], json!([10.0, 30.0, 20.0]));
+        assert_eq!(row["runs"]["events"], json!([["third"], ["first"], ["second"]]));
         // A field no run reported stays absent from the row and null in each run.
         assert!(row["sync_wall_s"].is_null());
         assert_eq!(row["runs"]["sync_wall_s"], json!([null, null, null]));
