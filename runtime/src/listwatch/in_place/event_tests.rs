@@ -6,10 +6,11 @@ use kube_informers_testkit::seed;
 use serde_json::json;
 
 use super::object_event;
-use crate::listwatch::{decode::decode_event, in_place::decoder_of, item::DecodeOptions};
-
-const BOTH: [DecodeOptions; 2] =
-    [DecodeOptions { skip_managed_fields: false }, DecodeOptions { skip_managed_fields: true }];
+use crate::listwatch::{
+    decode::decode_event,
+    in_place::{decoder_of, tests::BOTH},
+    item::DecodeOptions,
+};
 
 /// A line as kube-apiserver writes it: Go's encoding/json, `type` first, no whitespace.
 fn server_line(event: &str, object: &serde_json::Value) -> Vec<u8> {

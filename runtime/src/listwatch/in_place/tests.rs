@@ -17,7 +17,8 @@ use crate::listwatch::{
     item::DecodeOptions,
 };
 
-const BOTH: [DecodeOptions; 2] =
+/// Both decode options, with and without managedFields (the event tests use them too).
+pub(super) const BOTH: [DecodeOptions; 2] =
     [DecodeOptions { skip_managed_fields: false }, DecodeOptions { skip_managed_fields: true }];
 
 fn lengths(bytes: &[u8], options: DecodeOptions) -> Vec<u32> {
