@@ -102,3 +102,36 @@ proptest! {
         assert_same(&json[..cut.index(json.len() + 1)]);
     }
 }
+
+/// An object `depth` levels deep, each level with `width` empty objects before the next
+/// level, and `array` (if any) at the deepest level: managedFields' `fieldsV1` in shape.
+fn nested(depth: usize, width: usize, array: &str) -> String {
+    let mut json = array.to_owned();
+    for level in 0..depth {
+        let siblings: String = (0..width).map(|i| format!(r#""f:{level}-{i}":{{}},"#)).collect();
+        json = format!(r#"{{{siblings}"f:next":{json}}}"#);
+    }
+    json
+}
+
+#[test]
+fn deep_objects_passed_a_block_at_a_time_scan_as_byte_by_byte() {
+    // Deep enough that whole blocks pass without a character visited, with arrays inside
+    // the deep part (recorded, or muted under managedFields) and after it.
+    for depth in [1, 3, 8, 14] {
+        for width in [0, 1, 3] {
+            for array in ["[]", "[1,[2,3],{}]", r#"{"a":[{"b":[4]}]}"#] {
+                let inner = nested(depth, width, array);
+                for pad in [0, 5, 31, 63] {
+                    let json = format!(
+                        r#"{{"p":"{}","metadata":{{"managedFields":[{{"fieldsV1":{inner}}},{inner}],"x":[{inner},7]}},"spec":{inner},"tail":[1,2]}}"#,
+                        "x".repeat(pad)
+                    );
+                    assert_same(json.as_bytes());
+                    let event = format!(r#"{{"type":"ADDED","object":{json}}}"#);
+                    assert_same(event.as_bytes());
+                }
+            }
+        }
+    }
+}
