@@ -2,8 +2,8 @@
 //! `{ } [ ] ,` outside strings. The technique is simdjson's first stage (Langdale and
 //! Lemire, "Parsing Gigabytes of JSON per Second", 2019): a mask of the quotes that are not
 //! escaped, turned by a prefix XOR into a mask of the bytes inside strings. The bytes are
-//! classified by [`classify`](super::classify); escapes, rare in Kubernetes objects, take
-//! a loop over the backslashes.
+//! classified by [`classify`](super::classify), and the escaped ones found from the runs of
+//! backslashes without a branch per backslash ([`escaped`]).
 
 use super::classify::{BLOCK, classify};
 

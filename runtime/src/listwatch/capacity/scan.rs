@@ -129,35 +129,33 @@ impl Scanner<'_> {
         let opens = found.opens & pending & before_array;
         let closes = found.closes & pending & before_array;
         let count = |bits: u64| bits.count_ones() as usize;
-        // Too few closes to come back down whatever the opens: one step.
-        if self.depth > floor + count(closes) {
-            self.depth = self.depth + count(opens) - count(closes);
-            // The array, if any, is visited: its frame is the new innermost.
-            return self.visit(pending & !before_array);
-        }
-        // Walks the opens and closes with the depth until it comes back to the frame's.
-        let mut depth = self.depth;
-        let mut brackets = opens | closes;
-        while brackets != 0 {
-            let at = brackets.trailing_zeros();
-            brackets &= brackets - 1;
-            if opens >> at & 1 == 1 {
-                depth += 1;
-                continue;
-            }
-            depth -= 1;
-            if depth == floor {
-                // The close of a container not followed, back at the frame's depth.
-                self.depth = floor;
-                self.closed();
-                if floor == 0 {
-                    return Step::End(at);
+        // Only with as many closes as the depth is above the frame can one come back to it.
+        if self.depth <= floor + count(closes) {
+            // Walks the opens and closes with the depth until it comes back to the frame's.
+            let mut depth = self.depth;
+            let mut brackets = opens | closes;
+            while brackets != 0 {
+                let at = brackets.trailing_zeros();
+                brackets &= brackets - 1;
+                if opens >> at & 1 == 1 {
+                    depth += 1;
+                    continue;
                 }
-                return Step::Rest(pending & !below(at + 1));
+                depth -= 1;
+                if depth == floor {
+                    // The close of a container not followed, back at the frame's depth.
+                    self.depth = floor;
+                    self.closed();
+                    if floor == 0 {
+                        return Step::End(at);
+                    }
+                    return Step::Rest(pending & !below(at + 1));
+                }
             }
         }
-        // Opens between the closes kept the depth up.
-        self.depth = depth;
+        // Still above the frame: one step, and the array, if any, is visited (its frame is
+        // the new innermost).
+        self.depth = self.depth + count(opens) - count(closes);
         self.visit(pending & !before_array)
     }
 
