@@ -31,10 +31,7 @@ pub(crate) fn object_event<K: 'static>(
     let object = rest.strip_suffix(b"}")?;
     // The object must end where the line's last brace begins: nothing follows it.
     let scanned = scan(object, object_mute(options)).filter(|s| s.end == object.len())?;
-    let lengths = Lengths::new(scanned.lengths);
-    let mut slot = None::<K>;
-    decode(object, &lengths, options, &mut slot).ok()?;
-    slot.map(event)
+    super::decode_with(decode, object, &Lengths::new(scanned.lengths), options).map(event)
 }
 
 #[cfg(test)]

@@ -62,15 +62,25 @@ pub(crate) fn decode_slice<K: DeserializeOwned + 'static>(
 ) -> serde_json::Result<K> {
     let lengths = Lengths::new(lengths);
     if let Some(decode) = in_place {
-        let mut slot = None::<K>;
-        if decode(bytes, &lengths, options, &mut slot).is_ok()
-            && let Some(object) = slot
-        {
+        if let Some(object) = decode_with(decode, bytes, &lengths, options) {
             return Ok(object);
         }
         lengths.rewind();
     }
     capacity::decode_with(bytes, &lengths, options)
+}
+
+/// Decodes the object that is exactly `bytes` in place with `decode` (`K`'s
+/// [`decoder_of`]); `None` if it does not decode that way.
+fn decode_with<K: 'static>(
+    decode: DecodeFn,
+    bytes: &[u8],
+    lengths: &Lengths,
+    options: DecodeOptions,
+) -> Option<K> {
+    let mut slot = None::<K>;
+    decode(bytes, lengths, options, &mut slot).ok()?;
+    slot
 }
 
 #[cfg(test)]
