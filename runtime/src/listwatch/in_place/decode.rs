@@ -16,6 +16,19 @@ use crate::listwatch::{
 pub(crate) type DecodeFn =
     fn(&[u8], &Lengths, DecodeOptions, &mut dyn Any) -> serde_json::Result<()>;
 
+/// Decodes the object that is exactly `bytes` in place with `decode` (`K`'s
+/// `decoder_of`); `None` if it does not decode that way.
+pub(super) fn decode_with<K: 'static>(
+    decode: DecodeFn,
+    bytes: &[u8],
+    lengths: &Lengths,
+    options: DecodeOptions,
+) -> Option<K> {
+    let mut slot = None::<K>;
+    decode(bytes, lengths, options, &mut slot).ok()?;
+    slot
+}
+
 /// The [`DecodeFn`] of `K`, which `generated::decoder` hands out by `TypeId`.
 #[allow(dead_code)]
 pub(crate) fn decode_into<K: Fields + 'static>(

@@ -2,7 +2,7 @@
 
 use kube::core::WatchEvent;
 
-use super::DecodeFn;
+use super::decode::{DecodeFn, decode_with};
 use crate::listwatch::{
     capacity::{Lengths, object_mute, scan},
     item::DecodeOptions,
@@ -31,7 +31,7 @@ pub(crate) fn object_event<K: 'static>(
     let object = rest.strip_suffix(b"}")?;
     // The object must end where the line's last brace begins: nothing follows it.
     let scanned = scan(object, object_mute(options)).filter(|s| s.end == object.len())?;
-    super::decode_with(decode, object, &Lengths::new(scanned.lengths), options).map(event)
+    decode_with(decode, object, &Lengths::new(scanned.lengths), options).map(event)
 }
 
 #[cfg(test)]

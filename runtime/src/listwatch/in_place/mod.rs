@@ -43,6 +43,7 @@ use super::{
 };
 
 pub(crate) use decode::DecodeFn;
+use decode::decode_with;
 pub(crate) use event::object_event;
 
 /// The in-place decoder of `K`, if its struct has generated impls (looked up once per
@@ -68,19 +69,6 @@ pub(crate) fn decode_slice<K: DeserializeOwned + 'static>(
         lengths.rewind();
     }
     capacity::decode_with(bytes, &lengths, options)
-}
-
-/// Decodes the object that is exactly `bytes` in place with `decode` (`K`'s
-/// [`decoder_of`]); `None` if it does not decode that way.
-fn decode_with<K: 'static>(
-    decode: DecodeFn,
-    bytes: &[u8],
-    lengths: &Lengths,
-    options: DecodeOptions,
-) -> Option<K> {
-    let mut slot = None::<K>;
-    decode(bytes, lengths, options, &mut slot).ok()?;
-    slot
 }
 
 #[cfg(test)]
