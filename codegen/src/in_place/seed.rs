@@ -9,9 +9,14 @@ pub fn eligible(found: &Struct) -> bool {
     !found.tuple && found.default && found.fields.iter().all(|field| field.json.is_some())
 }
 
+/// The type of a `managedFields` entry's `fieldsV1`, a `serde_json::Value`.
+const FIELDS_V1: &str = "crate::apimachinery::pkg::apis::meta::v1::FieldsV1";
+
 /// How a field of type `ty` is decoded: the seed's name and whether its type argument is
-/// a struct with an impl (`Obj`, `OptObj`, `Objs`, `OptObjs`), or `Leaf` (an `Option` of
-/// anything else) or `LeafOr` (anything else, where `null` leaves the default).
+/// a struct with an impl (`Obj`, `OptObj`, `Objs`, `OptObjs`), `FieldsLeaf` (an `Option` of
+/// `FieldsV1`, decoded from its text so that a repeated text is not parsed again), or
+/// `Leaf` (an `Option` of anything else) or `LeafOr` (anything else, where `null` leaves
+/// the default).
 pub fn seed(ty: &str, structs: &Structs) -> &'static str {
     let (optional, rest) = match ty.strip_prefix("Option<").and_then(|t| t.strip_suffix('>')) {
         Some(inner) => (true, inner),
@@ -25,6 +30,7 @@ pub fn seed(ty: &str, structs: &Structs) -> &'static str {
     let has_impl =
         rest.strip_prefix("crate::").and_then(|path| structs.get(path)).is_some_and(eligible);
     match (has_impl, optional, many) {
+        (false, true, false) if rest == FIELDS_V1 => "FieldsLeaf",
         (true, false, false) => "Obj",
         (true, true, false) => "OptObj",
         (true, false, true) => "Objs",
@@ -48,6 +54,8 @@ pub struct Holder {
     pub maybe_many: Option<std::vec::Vec<crate::api::core::v1::Inner>>,
     pub opaque: Option<crate::api::core::v1::Opaque>,
     pub name: std::string::String,
+    pub fields_v1: Option<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
+    pub fields_v1s: Option<std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -83,7 +91,11 @@ impl<'de> crate::serde::Deserialize<'de> for Opaque {
         let holder = structs.get("api::core::v1::Holder").unwrap();
         let seeds: Vec<&str> = holder.fields.iter().map(|f| seed(&f.ty, &structs)).collect();
         // `Opaque` has no `Default`: it decodes through its own `Deserialize`.
-        assert_eq!(seeds, ["Obj", "OptObj", "Objs", "OptObjs", "Leaf", "LeafOr"]);
+        // An `Option<FieldsV1>` has a seed of its own; anything else holding one does not.
+        assert_eq!(
+            seeds,
+            ["Obj", "OptObj", "Objs", "OptObjs", "Leaf", "LeafOr", "FieldsLeaf", "Leaf"]
+        );
     }
 
     #[test]

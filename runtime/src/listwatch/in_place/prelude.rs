@@ -4,5 +4,5 @@ pub(crate) use serde::de::MapAccess;
 
 pub(crate) use super::{
     decode::{DecodeFn, decode_into},
-    seeds::{Expect, Fields, Leaf, LeafOr, Obj, Objs, OptObj, OptObjs, skip},
+    seeds::{Expect, Fields, FieldsLeaf, Leaf, LeafOr, Obj, Objs, OptObj, OptObjs, skip},
 };

@@ -9,10 +9,14 @@
 
 use std::{fmt, marker::PhantomData};
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
 use serde::de::{
     self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Unexpected,
     Visitor,
 };
+use serde_json::value::RawValue;
+
+use crate::listwatch::fields_v1;
 
 /// A k8s-openapi struct with `Default` whose `Deserialize` impl fills each field from one
 /// JSON key, leaves missing fields at their default and a `null` as the default: the
@@ -50,6 +54,14 @@ pub(crate) struct Leaf<'a, T>(pub(crate) &'a mut T);
 /// `Option` whose `None` (a `null`) leaves the default.
 pub(crate) struct LeafOr<'a, T>(pub(crate) &'a mut T);
 
+/// A `managedFields` entry's `fieldsV1` (an `Option`): what [`Leaf`] decodes, from its text
+/// through this thread's recent texts (`listwatch::fields_v1`), so that a text decoded
+/// recently is cloned, not parsed again. The text is borrowed from the input, which the
+/// in-place route reads as `&str`. A `fieldsV1` with arrays in it (kube-apiserver writes
+/// none) leaves the capacity hints out of step for the rest of the object: its arrays are
+/// not visited.
+pub(crate) struct FieldsLeaf<'a>(pub(crate) &'a mut Option<FieldsV1>);
+
 /// `apiVersion` or `kind` of a resource: checked against the type's, as k8s-openapi checks
 /// it, and not stored.
 pub(crate) struct Expect(pub(crate) &'static str);
@@ -68,6 +80,27 @@ impl<'de, T: de::Deserialize<'de> + Default> DeserializeSeed<'de> for LeafOr<'_,
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         *self.0 = Option::<T>::deserialize(deserializer)?.unwrap_or_default();
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for FieldsLeaf<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        *self.0 = None;
+        deserializer.deserialize_option(Nullable(FieldsText(self.0)))
+    }
+}
+
+/// Where a non-null `fieldsV1` goes, decoded from its text.
+struct FieldsText<'a>(&'a mut Option<FieldsV1>);
+
+impl<'de> Place<'de> for FieldsText<'_> {
+    fn some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let text = <&RawValue>::deserialize(deserializer)?;
+        let value = fields_v1::decode(text.get()).map_err(de::Error::custom)?;
+        *self.0 = Some(FieldsV1(value));
         Ok(())
     }
 }

@@ -168,6 +168,44 @@ fn managed_fields_are_left_out_when_asked() {
 }
 
 #[test]
+fn a_fields_v1_decodes_as_k8s_openapi_decodes_it_the_first_time_and_every_time_after() {
+    // From the second Pod on, its texts are this thread's recent ones (`fields_v1`).
+    for index in 0..4 {
+        assert_same::<Pod>(&seed::pod("prod", &format!("web-{index}"), index));
+    }
+    let texts =
+        [json!(null), json!({}), json!("text"), json!(5), json!({"f:a": {"k:{\"x\":1}": {}}})];
+    for fields in texts {
+        let entry = json!({"manager": "m", "fieldsV1": fields});
+        for _ in 0..3 {
+            assert_same::<Pod>(&json!({"metadata": {"managedFields": [entry, entry]}}));
+        }
+    }
+    // kube-apiserver writes no arrays in a `fieldsV1`: one with arrays decodes the same,
+    // but its arrays are not visited (the hints after it are not used).
+    let arrays = json!({"metadata": {"managedFields": [{"fieldsV1": {"f:a": [{"b": [1]}]}}]},
+        "spec": {"containers": [{"name": "a"}]}});
+    let bytes = serde_json::to_vec(&arrays).unwrap();
+    for _ in 0..3 {
+        let (ours, _) = in_place::<Pod>(&bytes, DecodeOptions::default()).unwrap();
+        assert_eq!(ours, through_serde::<Pod>(&bytes, DecodeOptions::default()).unwrap());
+    }
+}
+
+#[test]
+fn a_fields_v1_that_does_not_decode_gives_k8s_openapi_s_own_error() {
+    let bytes = br#"{"metadata": {"managedFields": [{"fieldsV1": {"f:a": tru}}]}}"#;
+    let options = DecodeOptions::default();
+    for _ in 0..3 {
+        assert!(in_place::<Pod>(bytes, options).is_err());
+        let ours =
+            decode_slice::<Pod>(bytes, lengths(bytes, options), options, decoder_of::<Pod>())
+                .unwrap_err();
+        assert_eq!(ours.to_string(), through_serde::<Pod>(bytes, options).unwrap_err().to_string());
+    }
+}
+
+#[test]
 fn only_built_in_kinds_of_the_latest_version_have_a_decoder() {
     assert!(decoder_of::<Pod>().is_some());
     assert!(decoder_of::<Deployment>().is_some());

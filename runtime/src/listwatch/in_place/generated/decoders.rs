@@ -15340,7 +15340,7 @@ impl Fields for k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEnt
         match index {
             0 => map.next_value_seed(Leaf(&mut self.api_version)),
             1 => map.next_value_seed(Leaf(&mut self.fields_type)),
-            2 => map.next_value_seed(Leaf(&mut self.fields_v1)),
+            2 => map.next_value_seed(FieldsLeaf(&mut self.fields_v1)),
             3 => map.next_value_seed(Leaf(&mut self.manager)),
             4 => map.next_value_seed(Leaf(&mut self.operation)),
             5 => map.next_value_seed(Leaf(&mut self.subresource)),
