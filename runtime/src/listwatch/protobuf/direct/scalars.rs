@@ -16,13 +16,13 @@ use std::marker::PhantomData;
 use serde::de::{Error as _, Unexpected};
 
 use super::fields::{expect_len, expect_wire};
-use crate::listwatch::json_input::decode_all;
 use crate::listwatch::protobuf::{
     error::{Error, Result},
     reader::{FIXED32, FIXED64, Reader, VARINT},
     special,
     value::{self, Value, utf8},
 };
+use crate::listwatch::{fields_v1, json_input::decode_all};
 
 /// A string.
 pub(crate) fn string(wire: u8, reader: &mut Reader<'_>) -> Result<String> {
@@ -121,18 +121,24 @@ fn timestamp(message: &[u8], micro: bool) -> Result<Option<Timestamp>> {
 
 /// A type whose value is raw JSON: `FieldsV1`, `RawExtension`.
 pub(crate) trait FromRaw: Default {
-    fn from_raw(value: serde_json::Value) -> Self;
+    /// Decodes `raw`, one JSON document, as [`decode_all`] does.
+    fn from_raw(raw: &[u8]) -> serde_json::Result<Self>;
 }
 
 impl FromRaw for FieldsV1 {
-    fn from_raw(value: serde_json::Value) -> Self {
-        FieldsV1(value)
+    /// Through this thread's recent texts (`listwatch::fields_v1`): a `fieldsV1` text
+    /// decoded recently is cloned, not parsed again.
+    fn from_raw(raw: &[u8]) -> serde_json::Result<Self> {
+        match std::str::from_utf8(raw) {
+            Ok(text) => fields_v1::decode(text).map(FieldsV1),
+            Err(_) => decode_all(raw, PhantomData::<serde_json::Value>).map(FieldsV1),
+        }
     }
 }
 
 impl FromRaw for RawExtension {
-    fn from_raw(value: serde_json::Value) -> Self {
-        RawExtension(value)
+    fn from_raw(raw: &[u8]) -> serde_json::Result<Self> {
+        decode_all(raw, PhantomData::<serde_json::Value>).map(RawExtension)
     }
 }
 
@@ -141,8 +147,8 @@ impl FromRaw for RawExtension {
 pub(crate) fn raw_json<T: FromRaw>(wire: u8, reader: &mut Reader<'_>) -> Result<Option<T>> {
     expect_len(wire, "raw JSON")?;
     let Value::RawJson(raw) = value::raw_json(reader.len_delimited()?)? else { return Ok(None) };
-    match decode_all(raw, PhantomData::<serde_json::Value>) {
-        Ok(value) => Ok(Some(T::from_raw(value))),
+    match T::from_raw(raw) {
+        Ok(value) => Ok(Some(value)),
         Err(err) if err.classify() == serde_json::error::Category::Data => Err(Error::custom(err)),
         Err(err) => Err(Error::wire(format_args!("a raw JSON field: {err}"))),
     }
