@@ -22,7 +22,7 @@
 //! when it comes a second time, so a text seen once costs no clone) and a few texts with
 //! their values. A hit is decided by comparing the whole text, never by the hash alone.
 //! It holds at most [`VALUES`] texts of at most [`MAX_TEXT`] bytes each and their values
-//! (about 13 times the text's size in heap), so under 4 MB per decoding thread at worst
+//! (about 12 times the text's size in heap), so under 4 MB per decoding thread at worst
 //! and under 1 MB with Pods' usual 3–5 KB texts, for as long as the thread lives.
 
 use std::{cell::RefCell, hash::BuildHasher};
@@ -43,9 +43,6 @@ thread_local! {
 /// Decodes `text`, a `fieldsV1` value, as `serde_json::from_str` does, through this
 /// thread's [`Recent`] texts.
 pub(crate) fn decode(text: &str) -> serde_json::Result<Value> {
-    if text.len() > MAX_TEXT {
-        return serde_json::from_str(text);
-    }
     // No cache while the thread's locals are being torn down.
     RECENT
         .try_with(|recent| recent.borrow_mut().decode(text))
@@ -79,30 +76,36 @@ impl Recent {
     }
 
     /// Decodes `text`: a clone of its value if it is kept, else parsed (and kept if this
-    /// is its second sighting).
+    /// is its second sighting and it is at most [`MAX_TEXT`] bytes long).
     pub(crate) fn decode(&mut self, text: &str) -> serde_json::Result<Value> {
+        if text.len() > MAX_TEXT {
+            return serde_json::from_str(text);
+        }
         let hash = (self.hasher)(text);
-        let slot = &mut self.values[hash as usize % VALUES];
-        if let Some(kept) = slot.as_ref().filter(|kept| kept.hash == hash && *kept.text == *text) {
-            return Ok(kept.value.clone());
+        if let Some(value) = self.kept(hash, text) {
+            return Ok(value.clone());
         }
         let value: Value = serde_json::from_str(text)?;
         let seen = &mut self.seen[(hash >> 32) as usize % SEEN];
-        if *seen == hash && text.len() <= MAX_TEXT {
-            *slot = Some(Kept { hash, text: text.into(), value: value.clone() });
+        if *seen == hash {
+            let kept = Kept { hash, text: text.into(), value: value.clone() };
+            self.values[hash as usize % VALUES] = Some(kept);
         } else {
             *seen = hash;
         }
         Ok(value)
     }
 
+    /// The value of `text` (whose hash is `hash`), if it is kept: the whole text must match.
+    fn kept(&self, hash: u64, text: &str) -> Option<&Value> {
+        let kept = self.values[hash as usize % VALUES].as_ref()?;
+        (kept.hash == hash && *kept.text == *text).then_some(&kept.value)
+    }
+
     /// Whether `text` is kept with its value.
     #[cfg(test)]
     pub(crate) fn keeps(&self, text: &str) -> bool {
-        let hash = (self.hasher)(text);
-        self.values[hash as usize % VALUES]
-            .as_ref()
-            .is_some_and(|kept| kept.hash == hash && *kept.text == *text)
+        self.kept((self.hasher)(text), text).is_some()
     }
 }
 
