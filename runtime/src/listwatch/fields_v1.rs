@@ -25,9 +25,11 @@
 //! (about 12 times the text's size in heap), so under 4 MB per decoding thread at worst
 //! and under 1 MB with Pods' usual 3–5 KB texts, for as long as the thread lives.
 
-use std::{cell::RefCell, hash::BuildHasher};
+use std::{cell::RefCell, hash::BuildHasher, marker::PhantomData};
 
 use serde_json::Value;
+
+use super::json_input::decode_all;
 
 /// Texts whose hashes are remembered: a text is kept on its second sighting.
 const SEEN: usize = 256;
@@ -40,19 +42,22 @@ thread_local! {
     static RECENT: RefCell<Recent> = RefCell::new(Recent::new());
 }
 
-/// Decodes `text`, a `fieldsV1` value, as `serde_json::from_str` does, through this
-/// thread's [`Recent`] texts.
-pub(crate) fn decode(text: &str) -> serde_json::Result<Value> {
+/// Decodes `text`, a `fieldsV1` value, as [`decode_all`] does, through this thread's
+/// [`Recent`] texts.
+pub(crate) fn decode(text: &[u8]) -> serde_json::Result<Value> {
     // No cache while the thread's locals are being torn down.
-    RECENT
-        .try_with(|recent| recent.borrow_mut().decode(text))
-        .unwrap_or_else(|_| serde_json::from_str(text))
+    RECENT.try_with(|recent| recent.borrow_mut().decode(text)).unwrap_or_else(|_| parse(text))
+}
+
+/// One JSON document, as a `Value`.
+fn parse(text: &[u8]) -> serde_json::Result<Value> {
+    decode_all(text, PhantomData::<Value>)
 }
 
 /// One kept text and the value it decodes to.
 struct Kept {
     hash: u64,
-    text: Box<str>,
+    text: Box<[u8]>,
     value: Value,
 }
 
@@ -60,7 +65,7 @@ struct Kept {
 /// the texts seen at least twice, with their values. Both tables are direct-mapped by
 /// the text's hash: a newer text takes its slot from an older one.
 pub(crate) struct Recent {
-    hasher: fn(&str) -> u64,
+    hasher: fn(&[u8]) -> u64,
     seen: Box<[u64; SEEN]>,
     values: [Option<Kept>; VALUES],
 }
@@ -71,21 +76,21 @@ impl Recent {
     }
 
     /// With another hash function: the tests make texts collide.
-    pub(crate) fn with_hasher(hasher: fn(&str) -> u64) -> Self {
+    pub(crate) fn with_hasher(hasher: fn(&[u8]) -> u64) -> Self {
         Self { hasher, seen: Box::new([0; SEEN]), values: std::array::from_fn(|_| None) }
     }
 
     /// Decodes `text`: a clone of its value if it is kept, else parsed (and kept if this
     /// is its second sighting and it is at most [`MAX_TEXT`] bytes long).
-    pub(crate) fn decode(&mut self, text: &str) -> serde_json::Result<Value> {
+    pub(crate) fn decode(&mut self, text: &[u8]) -> serde_json::Result<Value> {
         if text.len() > MAX_TEXT {
-            return serde_json::from_str(text);
+            return parse(text);
         }
         let hash = (self.hasher)(text);
         if let Some(value) = self.kept(hash, text) {
             return Ok(value.clone());
         }
-        let value: Value = serde_json::from_str(text)?;
+        let value = parse(text)?;
         let seen = &mut self.seen[(hash >> 32) as usize % SEEN];
         if *seen == hash {
             let kept = Kept { hash, text: text.into(), value: value.clone() };
@@ -97,22 +102,22 @@ impl Recent {
     }
 
     /// The value of `text` (whose hash is `hash`), if it is kept: the whole text must match.
-    fn kept(&self, hash: u64, text: &str) -> Option<&Value> {
+    fn kept(&self, hash: u64, text: &[u8]) -> Option<&Value> {
         let kept = self.values[hash as usize % VALUES].as_ref()?;
         (kept.hash == hash && *kept.text == *text).then_some(&kept.value)
     }
 
     /// Whether `text` is kept with its value.
     #[cfg(test)]
-    pub(crate) fn keeps(&self, text: &str) -> bool {
+    pub(crate) fn keeps(&self, text: &[u8]) -> bool {
         self.kept((self.hasher)(text), text).is_some()
     }
 }
 
 /// foldhash's fast hash, with a fixed seed: the texts come from the API server, and a
 /// collision only costs a parse.
-fn hash(text: &str) -> u64 {
-    foldhash::fast::FixedState::with_seed(0x6669_656c_6473_7631).hash_one(text.as_bytes())
+fn hash(text: &[u8]) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x6669_656c_6473_7631).hash_one(text)
 }
 
 #[cfg(test)]

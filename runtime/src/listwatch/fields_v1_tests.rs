@@ -1,4 +1,4 @@
-//! The recent `fieldsV1` texts decode every text exactly as `serde_json::from_str` does,
+//! The recent `fieldsV1` texts decode every text exactly as serde_json does,
 //! whatever was seen before it, and keep only what they say they keep.
 
 use proptest::prelude::*;
@@ -21,12 +21,12 @@ fn kubelet_text(index: u32) -> String {
 fn a_text_is_kept_on_its_second_sighting_and_cloned_after_it() {
     let mut recent = Recent::new();
     let text = kubelet_text(1);
-    assert_eq!(recent.decode(&text).unwrap(), parsed(&text));
-    assert!(!recent.keeps(&text), "kept on its first sighting");
-    assert_eq!(recent.decode(&text).unwrap(), parsed(&text));
-    assert!(recent.keeps(&text), "not kept on its second sighting");
+    assert_eq!(recent.decode(text.as_bytes()).unwrap(), parsed(&text));
+    assert!(!recent.keeps(text.as_bytes()), "kept on its first sighting");
+    assert_eq!(recent.decode(text.as_bytes()).unwrap(), parsed(&text));
+    assert!(recent.keeps(text.as_bytes()), "not kept on its second sighting");
     for _ in 0..3 {
-        assert_eq!(recent.decode(&text).unwrap(), parsed(&text));
+        assert_eq!(recent.decode(text.as_bytes()).unwrap(), parsed(&text));
     }
 }
 
@@ -34,14 +34,14 @@ fn a_text_is_kept_on_its_second_sighting_and_cloned_after_it() {
 fn texts_whose_hashes_collide_never_share_a_value() {
     let mut recent = Recent::with_hasher(|_| 7);
     let (first, second) = (kubelet_text(1), kubelet_text(2));
-    recent.decode(&first).unwrap();
-    recent.decode(&first).unwrap();
-    assert!(recent.keeps(&first));
+    recent.decode(first.as_bytes()).unwrap();
+    recent.decode(first.as_bytes()).unwrap();
+    assert!(recent.keeps(first.as_bytes()));
     // `second`'s hash counts as seen (it is `first`'s): it is kept at once, in the slot.
-    assert_eq!(recent.decode(&second).unwrap(), parsed(&second));
-    assert!(recent.keeps(&second) && !recent.keeps(&first));
-    assert_eq!(recent.decode(&second).unwrap(), parsed(&second));
-    assert_eq!(recent.decode(&first).unwrap(), parsed(&first));
+    assert_eq!(recent.decode(second.as_bytes()).unwrap(), parsed(&second));
+    assert!(recent.keeps(second.as_bytes()) && !recent.keeps(first.as_bytes()));
+    assert_eq!(recent.decode(second.as_bytes()).unwrap(), parsed(&second));
+    assert_eq!(recent.decode(first.as_bytes()).unwrap(), parsed(&first));
 }
 
 #[test]
@@ -52,18 +52,20 @@ fn a_text_longer_than_the_limit_is_never_kept() {
     let text = Value::Object(keys).to_string();
     assert!(text.len() > MAX_TEXT);
     for _ in 0..3 {
-        assert_eq!(recent.decode(&text).unwrap(), parsed(&text));
+        assert_eq!(recent.decode(text.as_bytes()).unwrap(), parsed(&text));
     }
-    assert!(!recent.keeps(&text));
+    assert!(!recent.keeps(text.as_bytes()));
 }
 
 #[test]
 fn a_text_that_is_not_json_is_serde_json_s_error_and_is_not_kept() {
     let mut recent = Recent::new();
-    for text in ["{\"f:a\":{}", "{\"f:a\":{}}x", ""] {
+    // Bytes that are not UTF-8 get the error that names the bad string, as from a slice.
+    let texts: [&[u8]; 4] = [b"{\"f:a\":{}", b"{\"f:a\":{}}x", b"", b"{\"f:\xff\":{}}"];
+    for text in texts {
         for _ in 0..3 {
             let ours = recent.decode(text).unwrap_err().to_string();
-            let theirs = serde_json::from_str::<Value>(text).unwrap_err().to_string();
+            let theirs = serde_json::from_slice::<Value>(text).unwrap_err().to_string();
             assert_eq!(ours, theirs, "{text:?}");
         }
         assert!(!recent.keeps(text), "{text:?}");
@@ -71,7 +73,7 @@ fn a_text_that_is_not_json_is_serde_json_s_error_and_is_not_kept() {
 }
 
 /// Few distinct hashes, so that texts meet in the same slots.
-fn coarse(text: &str) -> u64 {
+fn coarse(text: &[u8]) -> u64 {
     ((text.len() as u64 % 3) << 32) | (text.len() as u64 % 5)
 }
 
@@ -87,9 +89,9 @@ proptest! {
         let texts: Vec<String> = (0..40).map(kubelet_text).collect();
         for pick in picks {
             let text = &texts[pick as usize];
-            prop_assert_eq!(recent.decode(text).unwrap(), parsed(text));
+            prop_assert_eq!(recent.decode(text.as_bytes()).unwrap(), parsed(text));
         }
-        let kept = texts.iter().filter(|text| recent.keeps(text)).count();
+        let kept = texts.iter().filter(|text| recent.keeps(text.as_bytes())).count();
         prop_assert!(kept <= VALUES, "{} texts kept", kept);
     }
 }

@@ -99,7 +99,7 @@ struct FieldsText<'a>(&'a mut Option<FieldsV1>);
 impl<'de> Place<'de> for FieldsText<'_> {
     fn some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let text = <&RawValue>::deserialize(deserializer)?;
-        let value = fields_v1::decode(text.get()).map_err(de::Error::custom)?;
+        let value = fields_v1::decode(text.get().as_bytes()).map_err(de::Error::custom)?;
         *self.0 = Some(FieldsV1(value));
         Ok(())
     }

@@ -129,10 +129,7 @@ impl FromRaw for FieldsV1 {
     /// Through this thread's recent texts (`listwatch::fields_v1`): a `fieldsV1` text
     /// decoded recently is cloned, not parsed again.
     fn from_raw(raw: &[u8]) -> serde_json::Result<Self> {
-        match std::str::from_utf8(raw) {
-            Ok(text) => fields_v1::decode(text).map(FieldsV1),
-            Err(_) => decode_all(raw, PhantomData::<serde_json::Value>).map(FieldsV1),
-        }
+        fields_v1::decode(raw).map(FieldsV1)
     }
 }
 
