@@ -118,6 +118,7 @@ fn sync_line(mode: &str, kind: &str, count: usize, cached: usize, wall: Duration
         "sync_wall_s": wall.as_secs_f64(),
         "cpu_s": stats.cpu_s,
         "sys_s": stats.sys_s,
+        "minor_faults": stats.minor_faults,
         "peak_rss_bytes": stats.peak_rss,
         "steady_rss_bytes": stats.rss,
         "steady_rss_per_object": stats.rss as f64 / count.max(1) as f64,

@@ -10,6 +10,9 @@ pub(crate) struct ProcStats {
     pub(crate) peak_rss: u64,
     /// `VmRSS`: resident set size now.
     pub(crate) rss: u64,
+    /// Minor page faults so far (`minflt`): with `sys_s`, what one fault costs on this
+    /// machine, which on a VM depends on whether the host still backs the page (BENCH.md).
+    pub(crate) minor_faults: u64,
 }
 
 impl ProcStats {
@@ -23,15 +26,22 @@ impl ProcStats {
                 .unwrap_or(0)
                 * 1024
         };
-        // Fields 14 and 15 of /proc/self/stat (utime, stime) in clock ticks; USER_HZ is 100
-        // on every Linux architecture we run on. The command name (field 2) may contain
-        // spaces, so split after its closing parenthesis: field N is then at N - 3.
+        // Field 10 of /proc/self/stat is minflt; fields 14 and 15 (utime, stime) are in
+        // clock ticks, and USER_HZ is 100 on every Linux architecture we run on. The command
+        // name (field 2) may contain spaces, so split after its closing parenthesis: field N
+        // is then at N - 3.
         let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
         let fields: Vec<&str> =
             stat.rsplit_once(')').map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
-        let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-        let cpu_s = (ticks(14 - 3) + ticks(15 - 3)) as f64 / 100.0;
-        let sys_s = ticks(15 - 3) as f64 / 100.0;
-        ProcStats { cpu_s, sys_s, peak_rss: kib("VmHWM:"), rss: kib("VmRSS:") }
+        let field = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        let cpu_s = (field(14 - 3) + field(15 - 3)) as f64 / 100.0;
+        let sys_s = field(15 - 3) as f64 / 100.0;
+        ProcStats {
+            cpu_s,
+            sys_s,
+            peak_rss: kib("VmHWM:"),
+            rss: kib("VmRSS:"),
+            minor_faults: field(10 - 3),
+        }
     }
 }

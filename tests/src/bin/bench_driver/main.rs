@@ -149,10 +149,11 @@ async fn run_client(
 }
 
 /// The sync figures a table shows, each the median of its runs.
-const MEDIAN_FIELDS: [&str; 6] = [
+const MEDIAN_FIELDS: [&str; 7] = [
     "sync_wall_s",
     "cpu_s",
     "sys_s",
+    "minor_faults",
     "peak_rss_bytes",
     "steady_rss_bytes",
     "steady_rss_per_object",

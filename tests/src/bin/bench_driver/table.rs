@@ -163,7 +163,7 @@ pub(crate) fn print_scale(rounds: &[Value]) {
     println!();
     let sizes: Vec<String> = pods.iter().map(|r| format!("{:.0}", count(r))).collect();
     println!(
-        "== scale: Pods per round {} (per object: CPU, its user and system parts, peak RSS; ×: against the first round)",
+        "== scale: Pods per round {} (per object: CPU, its user and system parts, minor page faults and the system time per fault, peak RSS; ×: against the first round)",
         sizes.join(", ")
     );
     for row in first["clients"].as_array().into_iter().flatten() {
@@ -174,13 +174,20 @@ pub(crate) fn print_scale(rounds: &[Value]) {
             let cpu = num(&at["cpu_us_per_object"]);
             let (sys, user) = (sys_us(at, round), user_us(at, round));
             let peak = num(&at["peak_rss_per_object"]) / 1e3;
+            // Faults per object stay put as the count grows; what one costs is the machine's.
+            let faults = num(&at["minor_faults"]) / count(round);
+            let faults = if faults.is_finite() && faults > 0.0 {
+                format!("; {faults:.1} faults, {:.1} µs each", sys / faults)
+            } else {
+                String::new()
+            };
             let cpu_x = cpu / num(&row["cpu_us_per_object"]);
             // User time is the client's own work; system time is mostly faulting in the
             // memory it keeps, whose cost per byte depends on the machine (BENCH.md).
             let user_x = user / user_us(row, first);
             let peak_x = peak * 1e3 / num(&row["peak_rss_per_object"]);
             line.push_str(&format!(
-                " | {cpu:>6.1} µs (user {user:>5.1}, sys {sys:>5.1}) {peak:>6.1} KB \
+                " | {cpu:>6.1} µs (user {user:>5.1}, sys {sys:>5.1}{faults}) {peak:>6.1} KB \
                  (CPU {cpu_x:.2}×, user {user_x:.2}×, peak {peak_x:.2}×)"
             ));
         }
