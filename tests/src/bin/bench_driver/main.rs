@@ -236,15 +236,20 @@ async fn run_round(
     let floor = floor_process.next()?;
     floor_process.finish()?;
     // Repetitions go round every mode in turn, so a noisy minute hits all of them alike.
-    let mut runs: Vec<Vec<Value>> = vec![Vec::new(); args.modes.len()];
+    // Each turn starts one mode later than the one before, so that no mode always runs
+    // right after the same one: on a VM, a client that follows a large one gets memory the
+    // host still backs and faults more cheaply (tests/BENCH.md).
+    let modes = args.modes.len();
+    let mut runs: Vec<Vec<Value>> = vec![Vec::new(); modes];
     for repetition in 1..=args.repeat {
-        for (mode, runs) in args.modes.iter().zip(&mut runs) {
+        for at in (0..modes).map(|i| (i + repetition - 1) % modes) {
+            let mode = &args.modes[at];
             eprintln!(
                 "running {mode} on {count} {kind}, run {repetition} of {} (load {:.2})",
                 args.repeat,
                 load_average()
             );
-            runs.push(run_client(args, backend, kube, mode, kind, count).await?);
+            runs[at].push(run_client(args, backend, kube, mode, kind, count).await?);
         }
     }
     let rows: Vec<Value> = runs.into_iter().map(median_row).collect();
