@@ -12,12 +12,16 @@
 //! `cargo bench -p kube-informers-runtime --bench list_decode` (`BENCH_PODS=N` to change
 //! the number of Pods, 10,000 by default).
 
+mod common;
+
 use std::time::Instant;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::{Api, api::ListParams, core::ObjectList};
 use kube_informers_runtime::listwatch::{ApiListerWatcher, ListerWatcher};
 use kube_informers_testkit::TestApiServer;
+
+use self::common::ProcStat;
 
 const MODES: [&str; 4] = ["kube", "kube+strip", "ours", "ours+skip"];
 const ROUNDS: usize = 2;
@@ -79,15 +83,6 @@ fn status_mb(field: &str) -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-/// User + system CPU seconds of this process (all threads).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // After the command name: state is field 0, utime 11, stime 12.
-    (ticks(11) + ticks(12)) / 100.0
-}
-
 fn child(mode: &str) {
     let rt = runtime();
     let url: http::Uri = std::env::var("BENCH_URL").unwrap().parse().unwrap();
@@ -100,7 +95,7 @@ fn child(mode: &str) {
     let client = rt.block_on(async { kube::Client::try_from(config).unwrap() });
     let api = Api::<Pod>::all(client);
     let rss_before = status_mb("VmRSS:");
-    let (cpu0, wall0) = (cpu_seconds(), Instant::now());
+    let (cpu0, wall0) = (ProcStat::now().cpu_s(), Instant::now());
     let list: ObjectList<Pod> = rt.block_on(async {
         let first_page = ListParams::default().match_any().limit(500);
         match mode {
@@ -117,7 +112,7 @@ fn child(mode: &str) {
         }
         .unwrap()
     });
-    let (wall, cpu) = (wall0.elapsed().as_secs_f64(), cpu_seconds() - cpu0);
+    let (wall, cpu) = (wall0.elapsed().as_secs_f64(), ProcStat::now().cpu_s() - cpu0);
     let peak = status_mb("VmHWM:") - rss_before;
     let steady = status_mb("VmRSS:") - rss_before;
     let managed = list.items.iter().filter(|p| p.metadata.managed_fields.is_some()).count();

@@ -21,11 +21,15 @@
 //!
 //! `cargo bench -p kube-informers-runtime --features k8s-openapi/latest --bench store_fill`
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Instant;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube_informers_runtime::store::{CompactConfig, Indexer, namespace_indexers};
+
+use self::common::ProcStat;
 
 const STORES: [&str; 3] = ["typed", "typed-strip", "compact"];
 
@@ -104,15 +108,6 @@ fn parent() {
     }
 }
 
-/// User and system CPU seconds, and minor faults, of this process so far.
-fn usage() -> (f64, f64, f64) {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let field = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // After the command name: state is field 0, minflt 7, utime 11, stime 12.
-    (field(11) / 100.0, field(12) / 100.0, field(7))
-}
-
 fn child(store: &str, count: usize) {
     let wire: Vec<Vec<u8>> = (0..count)
         .map(|i| {
@@ -126,7 +121,7 @@ fn child(store: &str, count: usize) {
         _ => Indexer::new(namespace_indexers()),
     };
     let strip = store != "typed";
-    let (user, sys, faults) = usage();
+    let before = ProcStat::now();
     let started = Instant::now();
     for bytes in &wire {
         let mut pod: Pod = serde_json::from_slice(bytes).unwrap();
@@ -136,14 +131,14 @@ fn child(store: &str, count: usize) {
         indexer.add(Arc::new(pod)).unwrap();
     }
     let elapsed = started.elapsed();
-    let (user_after, sys_after, faults_after) = usage();
+    let after = ProcStat::now();
     assert_eq!(indexer.len(), count);
     let per = |total: f64| total / count as f64;
     eprintln!("{store} {count}: {:.2} s wall", elapsed.as_secs_f64());
     println!(
         "{:.2} {:.2} {:.2}",
-        per((user_after - user) * 1e6),
-        per((sys_after - sys) * 1e6),
-        per(faults_after - faults)
+        per((after.user_s - before.user_s) * 1e6),
+        per((after.sys_s - before.sys_s) * 1e6),
+        per(after.minor_faults - before.minor_faults)
     );
 }
