@@ -12,7 +12,12 @@
 //!   kept, as the default informer keeps them);
 //! - `typed-strip`: the same without managedFields (`strip_managed_fields()`);
 //! - `compact`: `Indexer::compact` with the default `CompactConfig`, without
-//!   managedFields (as the factory's compact store decodes them).
+//!   managedFields (as the factory's compact store decodes them);
+//! - `pages`, the machine's own row: no store and no decoding, only [`PAGES_PER_POD`]
+//!   fresh pages per object (the `typed` store's faults per Pod) written once each. On a
+//!   VM the cost of a page fault varies from run to run and moves with the host (tests/BENCH.md):
+//!   this row shows what it was around the stores' rows, so that a store's growth in
+//!   system time can be told from the machine's.
 //!
 //! Per object: user and system CPU (`/proc/self/stat`, 10 ms ticks), minor page faults and
 //! the system time per fault, and each against the first size. A typed store of 100,000
@@ -31,7 +36,11 @@ use kube_informers_runtime::store::{CompactConfig, Indexer, namespace_indexers};
 
 use self::common::ProcStat;
 
-const STORES: [&str; 3] = ["typed", "typed-strip", "compact"];
+const STORES: [&str; 5] = ["pages", "typed", "typed-strip", "compact", "pages"];
+
+/// Pages the `pages` row writes per object: the `typed` store's minor faults per Pod.
+const PAGES_PER_POD: usize = 26;
+const PAGE: usize = 4096;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -109,6 +118,9 @@ fn parent() {
 }
 
 fn child(store: &str, count: usize) {
+    if store == "pages" {
+        return pages(count);
+    }
     let wire: Vec<Vec<u8>> = (0..count)
         .map(|i| {
             let mut pod = kube_informers_testkit::seed::pod("bench", &format!("pod-{i}"), i as u64);
@@ -133,8 +145,26 @@ fn child(store: &str, count: usize) {
     let elapsed = started.elapsed();
     let after = ProcStat::now();
     assert_eq!(indexer.len(), count);
-    let per = |total: f64| total / count as f64;
     eprintln!("{store} {count}: {:.2} s wall", elapsed.as_secs_f64());
+    report(count, &before, &after);
+}
+
+/// The `pages` row: `count` objects' worth of fresh pages, each written once.
+fn pages(count: usize) {
+    let before = ProcStat::now();
+    // Zeroed and this large, the allocation is a fresh mapping: no page is touched yet.
+    let mut block = vec![0u8; count * PAGES_PER_POD * PAGE];
+    for at in (0..block.len()).step_by(PAGE) {
+        block[at] = 1;
+    }
+    std::hint::black_box(&block);
+    let after = ProcStat::now();
+    report(count, &before, &after);
+}
+
+/// Prints user µs, system µs and minor faults per object, for the parent to read.
+fn report(count: usize, before: &ProcStat, after: &ProcStat) {
+    let per = |total: f64| total / count as f64;
     println!(
         "{:.2} {:.2} {:.2}",
         per((after.user_s - before.user_s) * 1e6),
