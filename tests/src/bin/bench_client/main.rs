@@ -4,7 +4,7 @@
 //! ```text
 //! bench_client --mode ours|ours-strip|ours-protobuf|ours-protobuf-strip|ours-compact
 //!              |ours-compact-protobuf|metadata
-//!              |kube-rt|floor --kind pods|configmaps
+//!              |kube-rt|floor|pages --kind pods|configmaps
 //!              --count N --kubeconfig PATH [--events M]
 //! ```
 //!
@@ -30,6 +30,7 @@ use kube_informers_runtime::{
 use serde_json::json;
 
 mod floor;
+mod pages;
 mod proc_stats;
 
 use proc_stats::ProcStats;
@@ -325,6 +326,7 @@ fn main() -> std::process::ExitCode {
             ("floor", "configmaps") => {
                 json_line(&floor::run_floor::<ConfigMap>(&args.kind, client).await)
             }
+            ("pages", _) => json_line(&pages::run_pages(args.count)),
             (mode, kind) => {
                 eprintln!("bench_client: unknown mode/kind {mode}/{kind}");
                 return std::process::ExitCode::from(2);

@@ -15,8 +15,11 @@
 //! With `--repeat N` every mode runs N times (round-robin) and the table shows medians.
 //! With several Pod counts (the real server only) the same server is measured at each, the
 //! difference seeded between rounds, and a last table compares each mode's cost per object
-//! at every count with its cost at the first. Last, issue 18's acceptance ratios that the
-//! run's modes decide, each met or missed (`targets` in the JSON).
+//! at every count with its cost at the first. That table's first row, `pages`, is the
+//! machine's: a process that only writes fresh pages, as many per object as the typed
+//! informers fault in, run once per turn beside the clients (`bench_client --mode pages`).
+//! Last, issue 18's acceptance ratios that the run's modes decide, each met or missed
+//! (`targets` in the JSON).
 
 mod args;
 mod error;
@@ -208,6 +211,16 @@ async fn object_count(kube: &Client, kind: &str) -> Result<usize, BoxError> {
     }
 }
 
+/// The machine's row, one run: `bench_client --mode pages` writes as many fresh pages per
+/// object as the typed informers fault in, with no client or server work.
+fn run_pages(args: &Args, kubeconfig: &Path, kind: &str, count: usize) -> Result<Value, BoxError> {
+    eprintln!("running pages (the machine's row) for {count} {kind} (load {:.2})", load_average());
+    let mut process = ClientProcess::spawn(args, kubeconfig, "pages", kind, count, 0)?;
+    let line = process.next()?;
+    process.finish()?;
+    Ok(line)
+}
+
 /// The machine's 1-minute load average, from `/proc/loadavg`.
 fn load_average() -> f64 {
     std::fs::read_to_string("/proc/loadavg")
@@ -241,7 +254,14 @@ async fn run_round(
     // host still backs and faults more cheaply (tests/BENCH.md).
     let modes = args.modes.len();
     let mut runs: Vec<Vec<Value>> = vec![Vec::new(); modes];
+    // With several Pod counts, the machine's row of the scale table: fresh pages only, once
+    // per turn, so that it samples the same minutes as the clients.
+    let scaling = kind == "pods" && args.pods.len() > 1;
+    let mut machine = Vec::new();
     for repetition in 1..=args.repeat {
+        if scaling {
+            machine.push(run_pages(args, &kubeconfig, kind, count)?);
+        }
         for at in (0..modes).map(|i| (i + repetition - 1) % modes) {
             let mode = &args.modes[at];
             eprintln!(
@@ -253,7 +273,15 @@ async fn run_round(
         }
     }
     let rows: Vec<Value> = runs.into_iter().map(median_row).collect();
-    let round = table::print_table(kind, &floor, &rows);
+    let mut round = table::print_table(kind, &floor, &rows);
+    if scaling {
+        let mut row = median_row(machine);
+        row["cpu_us_per_object"] =
+            json!(row["cpu_s"].as_f64().unwrap_or(f64::NAN) * 1e6 / count as f64);
+        row["peak_rss_per_object"] =
+            json!(row["peak_rss_bytes"].as_f64().unwrap_or(f64::NAN) / count as f64);
+        round["machine"] = row;
+    }
     if args.repeat > 1 {
         println!(
             "(each sync figure is the median of {} runs; events from the median-CPU run)",

@@ -27,6 +27,11 @@ pub(crate) fn client<'a>(round: &'a Value, mode: &str) -> Option<&'a Value> {
     round["clients"].as_array()?.iter().find(|c| c["mode"] == mode)
 }
 
+/// The machine's row of a round (`pages`, with several Pod counts only).
+fn machine(round: &Value) -> Option<&Value> {
+    round.get("machine")
+}
+
 /// The event round of `row` with `handlers` handlers.
 fn event_round(row: &Value, handlers: u64) -> Option<&Value> {
     row["events"].as_array()?.iter().find(|e| e["handlers"].as_u64() == Some(handlers))
@@ -166,11 +171,14 @@ pub(crate) fn print_scale(rounds: &[Value]) {
         "== scale: Pods per round {} (per object: CPU, its user and system parts, minor page faults and the system time per fault, peak RSS; ×: against the first round)",
         sizes.join(", ")
     );
-    for row in first["clients"].as_array().into_iter().flatten() {
+    // The machine's row (`pages`) first, then every client's.
+    let rows = machine(first).into_iter().chain(first["clients"].as_array().into_iter().flatten());
+    for row in rows {
         let mode = row["mode"].as_str().unwrap_or("?");
         let mut line = format!("{mode:<22}");
         for round in &pods {
-            let Some(at) = client(round, mode) else { continue };
+            let at = if mode == "pages" { machine(round) } else { client(round, mode) };
+            let Some(at) = at else { continue };
             let cpu = num(&at["cpu_us_per_object"]);
             let (sys, user) = (sys_us(at, round), user_us(at, round));
             let peak = num(&at["peak_rss_per_object"]) / 1e3;
@@ -192,5 +200,10 @@ pub(crate) fn print_scale(rounds: &[Value]) {
             ));
         }
         println!("{line}");
+    }
+    if machine(first).is_some() {
+        println!(
+            "(pages: no client and no server, only fresh memory written once per page, as many pages per object as the typed informers fault in: what faulting memory in cost the machine at each count, in the same minutes as the clients)"
+        );
     }
 }
