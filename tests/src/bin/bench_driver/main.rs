@@ -275,12 +275,7 @@ async fn run_round(
     let rows: Vec<Value> = runs.into_iter().map(median_row).collect();
     let mut round = table::print_table(kind, &floor, &rows);
     if scaling {
-        let mut row = median_row(machine);
-        row["cpu_us_per_object"] =
-            json!(row["cpu_s"].as_f64().unwrap_or(f64::NAN) * 1e6 / count as f64);
-        row["peak_rss_per_object"] =
-            json!(row["peak_rss_bytes"].as_f64().unwrap_or(f64::NAN) / count as f64);
-        round["machine"] = row;
+        round["machine"] = table::per_object(&median_row(machine), count as f64);
     }
     if args.repeat > 1 {
         println!(

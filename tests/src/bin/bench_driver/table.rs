@@ -27,6 +27,14 @@ pub(crate) fn client<'a>(round: &'a Value, mode: &str) -> Option<&'a Value> {
     round["clients"].as_array()?.iter().find(|c| c["mode"] == mode)
 }
 
+/// `row` with its CPU (µs) and peak RSS (bytes) per object of the `count` its round synced.
+pub(crate) fn per_object(row: &Value, count: f64) -> Value {
+    let mut row = row.clone();
+    row["cpu_us_per_object"] = json!(num(&row["cpu_s"]) / count * 1e6);
+    row["peak_rss_per_object"] = json!(num(&row["peak_rss_bytes"]) / count);
+    row
+}
+
 /// The machine's row of a round (`pages`, with several Pod counts only).
 fn machine(round: &Value) -> Option<&Value> {
     round.get("machine")
@@ -96,8 +104,9 @@ pub(crate) fn print_table(kind: &str, floor: &Value, rows: &[Value]) -> Value {
     let mut table = Vec::new();
     for row in rows {
         let cpu = num(&row["cpu_s"]);
-        let cpu_per_object = cpu / count * 1e6;
-        let peak_per_object = num(&row["peak_rss_bytes"]) / count;
+        let mut entry = per_object(row, count);
+        let cpu_per_object = num(&entry["cpu_us_per_object"]);
+        let peak_per_object = num(&entry["peak_rss_per_object"]);
         let mut line = format!(
             "{:<18} {:>7.3} s {:>6.2} s {:>9} {:>10} {:>9.1} {:>9.1} {:>9.1} {:>9.2}",
             row["mode"].as_str().unwrap_or("?"),
@@ -110,10 +119,7 @@ pub(crate) fn print_table(kind: &str, floor: &Value, rows: &[Value]) -> Value {
             num(&row["steady_rss_per_object"]) / 1e3,
             cpu / floor_cpu,
         );
-        let mut entry = row.clone();
         entry["cpu_over_floor"] = json!(cpu / floor_cpu);
-        entry["cpu_us_per_object"] = json!(cpu_per_object);
-        entry["peak_rss_per_object"] = json!(peak_per_object);
         for (mode, _, base) in &baselines {
             line.push_str(" |");
             let mut ratios = serde_json::Map::new();
@@ -205,5 +211,20 @@ pub(crate) fn print_scale(rounds: &[Value]) {
         println!(
             "(pages: no client and no server, only fresh memory written once per page, as many pages per object as the typed informers fault in: what faulting memory in cost the machine at each count, in the same minutes as the clients)"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_object_divides_cpu_and_peak_by_the_count_and_keeps_the_rest() {
+        let row = json!({"mode": "pages", "cpu_s": 0.35, "peak_rss_bytes": 9.0e8, "sys_s": 0.32});
+        let row = per_object(&row, 10_000.0);
+        assert!((num(&row["cpu_us_per_object"]) - 35.0).abs() < 1e-9);
+        assert!((num(&row["peak_rss_per_object"]) - 90_000.0).abs() < 1e-9);
+        assert_eq!(row["mode"], "pages");
+        assert_eq!(row["sys_s"], json!(0.32));
     }
 }
