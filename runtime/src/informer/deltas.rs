@@ -41,7 +41,14 @@ where
                         | Delta::Updated(obj)
                         | Delta::Replaced(obj)
                         | Delta::Sync(obj) => {
-                            txn.update(Arc::clone(obj)).map(|old| match old {
+                            // A relist's or a resync's object, which a compact store's
+                            // decoded cache takes only for a key it holds already.
+                            let stored = if matches!(delta, Delta::Replaced(_) | Delta::Sync(_)) {
+                                txn.add_listed(Arc::clone(obj))
+                            } else {
+                                txn.update(Arc::clone(obj))
+                            };
+                            stored.map(|old| match old {
                                 Some(old) => {
                                     // Same resourceVersion: a resync or an unchanged relist
                                     // entry, sent only to handlers due for a resync.

@@ -64,8 +64,9 @@ where
     /// ([`ApiListerWatcher::skip_managed_fields`](crate::ApiListerWatcher::skip_managed_fields)),
     /// as the factory's [`compact_store`](crate::factory::TypedFactoryBuilder::compact_store)
     /// does: then handlers and listers see the same objects, and the decoded cache can hold
-    /// the objects the informer inserts (one with managedFields is never cached, as it
-    /// would differ from what a read decodes).
+    /// the objects of the informer's watch events (one with managedFields is never cached,
+    /// as it would differ from what a read decodes). A relist's objects are cached only for
+    /// keys the cache holds already.
     pub fn with_compact_store(
         lister_watcher: Arc<dyn ListerWatcher<K>>,
         default_resync: Duration,

@@ -7,7 +7,7 @@ use kube::Resource;
 use kube::core::Selector;
 
 use super::Result;
-use super::compact::{CompactStore, Pending};
+use super::compact::{CompactStore, Origin, Pending};
 use super::index::{IndexFunc, Indexers, StoreIndex};
 
 /// The store's content (client-go `threadSafeMap` without the lock) and the resource
@@ -106,12 +106,14 @@ impl<K: Resource> State<K> {
     }
 
     /// Inserts or replaces `key`, keeping the indices exact; returns the previous object
-    /// when `want_old` (the typed store always can, at no cost).
+    /// when `want_old` (the typed store always can, at no cost). `origin` only matters to
+    /// a compact store's decoded cache.
     pub(crate) fn upsert(
         &mut self,
         key: &str,
         obj: Arc<K>,
         want_old: bool,
+        origin: Origin,
     ) -> Result<Option<Arc<K>>> {
         match &mut self.storage {
             Storage::Typed(typed) => {
@@ -123,7 +125,7 @@ impl<K: Resource> State<K> {
                 typed.index.update(&key, old.as_deref(), Some(&obj), Some(&obj));
                 Ok(old)
             }
-            Storage::Compact(compact) => compact.upsert(key, obj, want_old),
+            Storage::Compact(compact) => compact.upsert(key, obj, want_old, origin),
         }
     }
 

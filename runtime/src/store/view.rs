@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use kube::Resource;
 
+use super::compact::Origin;
 use super::state::State;
 use super::{Result, meta_namespace_key_func};
 
@@ -90,7 +91,14 @@ impl<K: Resource> IndexerTxn<'_, K> {
     /// encode it.
     pub fn add(&mut self, obj: Arc<K>) -> Result<Option<Arc<K>>> {
         let key = meta_namespace_key_func(obj.as_ref())?;
-        self.state.upsert(&key, obj, true)
+        self.state.upsert(&key, obj, true, Origin::Event)
+    }
+
+    /// [`add`](Self::add) of an object that a relist or a resync brought, not a watch event:
+    /// a compact store's decoded cache takes it only if it holds its key already.
+    pub(crate) fn add_listed(&mut self, obj: Arc<K>) -> Result<Option<Arc<K>>> {
+        let key = meta_namespace_key_func(obj.as_ref())?;
+        self.state.upsert(&key, obj, true, Origin::Listed)
     }
 
     /// Same as [`add`](Self::add): the store does not distinguish the two (client-go neither).

@@ -125,6 +125,33 @@ fn the_decoded_cache_serves_the_object_inserted_unless_it_carries_managed_fields
     assert_eq!(store.compact_stats().unwrap().cached_objects, 1);
 }
 
+// A relist through `replace` refreshes the keys the decoded cache held, with the listed
+// objects, and adds no other: a list passing through the cache would evict every hot key for
+// objects mostly never read (the informer's streamed relist does the same, tested in the
+// tests crate's `informer_compact_store`).
+#[test]
+fn replace_keeps_the_cached_keys_cached_with_their_new_objects_and_caches_no_other() {
+    let pods: Vec<Arc<Pod>> = objects(kube_informers_testkit::seed::pod, 10);
+    let plain: Vec<Arc<Pod>> =
+        pods.iter().map(|pod| Arc::new(without_managed_fields(pod.as_ref()))).collect();
+    let store = Indexer::compact(namespace_indexers::<Pod>(), CompactConfig::default());
+    store.replace(plain.clone(), "1").unwrap();
+    assert_eq!(store.compact_stats().unwrap().cached_objects, 0, "a list caches nothing");
+    let _ = store.get(&plain[3]);
+    let _ = store.get(&plain[3]);
+    assert_eq!(store.compact_stats().unwrap().cached_objects, 1);
+    let relisted: Vec<Arc<Pod>> = plain.iter().map(|pod| Arc::new(pod.as_ref().clone())).collect();
+    store.replace(relisted.clone(), "2").unwrap();
+    let stats = store.compact_stats().unwrap();
+    assert_eq!(stats.cached_objects, 1, "{stats:?}");
+    assert!(Arc::ptr_eq(&store.get(&plain[3]).unwrap(), &relisted[3]), "the listed object");
+    assert_eq!(store.compact_stats().unwrap().decoded, stats.decoded);
+    // A key the new list no longer has leaves the cache.
+    store.replace(relisted[4..].to_vec(), "3").unwrap();
+    assert_eq!(store.compact_stats().unwrap().cached_objects, 0);
+    assert!(store.get(&plain[3]).is_none());
+}
+
 // A pass that reads many keys once each (a resync's worker, a report) would otherwise fill
 // the decoded cache with objects read once, evict the hot ones, and pay for each eviction in
 // the read that causes it. Keys are admitted on their second read instead (the doorkeeper of

@@ -152,3 +152,87 @@ async fn compact_store_factory_matches_the_typed_store(server) {
     server.shutdown().await;
 }
 }
+
+/// The next `on_update` for `key`, skipping other callbacks.
+async fn next_update(events: &mut UnboundedReceiver<Event<Pod>>, key: &str) -> Arc<Pod> {
+    let wait = async {
+        loop {
+            match events.recv().await {
+                Some(Event::Update(_, new)) if key_of(new.as_ref()) == key => return new,
+                Some(_) => {}
+                None => panic!("the recorder was dropped before an update of {key}"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), wait)
+        .await
+        .unwrap_or_else(|_| panic!("no update of {key} within 60 s"))
+}
+
+// The decoded cache of a compact store holds what is read: a watch event's object (a
+// controller reads it next) and the keys read twice, which a relist refreshes. A list's or a
+// resync's objects go in only for keys already cached: thousands of listed objects, each read
+// at most once by a controller's first pass, would otherwise pass through the cache and keep
+// its budget of decoded objects alive during every sync (BENCH.md, "The decoded cache during a
+// sync").
+on_both_servers! {
+async fn a_compact_informer_caches_watched_and_read_objects_not_listed_ones(server) {
+    server.seed(SeedKind::Pods, "prod", 20).await.unwrap();
+    let admin = server.client().unwrap();
+    let outage = Outage::prepare(&server).await;
+    let factory = SharedInformerFactory::builder(outage.client(&server)).compact_store().build();
+    let pods = factory.core().v1().pods();
+    let (recorder, mut events) = Recorder::new();
+    pods.informer().add_event_handler(recorder).unwrap();
+    factory.start();
+    let synced = factory.wait_for_cache_sync_timeout(Duration::from_secs(60)).await;
+    assert!(synced.values().all(|ok| *ok), "{synced:?}");
+    let indexer = pods.informer().get_indexer();
+    let stats = || indexer.compact_stats().unwrap();
+    assert_eq!(stats().objects, 20);
+    assert_eq!(stats().cached_objects, 0, "the initial list's objects are not cached");
+
+    let mut keys = indexer.list_keys();
+    keys.sort();
+    let name = |key: &str| key.split_once('/').unwrap().1.to_owned();
+    let (read, watched, relisted) = (&keys[0], &keys[1], &keys[keys.len() - 1]);
+    let lister = pods.lister();
+    // Read twice: cached (the doorkeeper admits a key on its second read).
+    let _ = lister.pods("prod").get(&name(read)).unwrap();
+    let _ = lister.pods("prod").get(&name(read)).unwrap();
+    assert_eq!(stats().cached_objects, 1);
+
+    // A watch event's object is cached as the handlers received it.
+    let api = Api::<Pod>::namespaced(admin.clone(), "prod");
+    let touch = |value: &str| Patch::Merge(serde_json::json!({"metadata": {"labels": {"touched": value}}}));
+    api.patch(&name(watched), &PatchParams::default(), &touch("watch")).await.unwrap();
+    let handed = next_update(&mut events, watched).await;
+    assert_eq!(stats().cached_objects, 2);
+    let decoded = stats().decoded;
+    assert!(Arc::ptr_eq(&lister.pods("prod").get(&name(watched)).unwrap(), &handed));
+    assert_eq!(stats().decoded, decoded, "read from the cache");
+
+    // A relist: the last key in list order changed meanwhile, so its update is the relist's
+    // last notification, after the store took every listed object.
+    outage.begin(&server);
+    api.patch(&name(relisted), &PatchParams::default(), &touch("relist")).await.unwrap();
+    server.expire_history().await.unwrap();
+    outage.end(&server);
+    outage.expire_next_watch(&server);
+    let relisted_obj = next_update(&mut events, relisted).await;
+    assert_eq!(relisted_obj.metadata.labels.as_ref().unwrap()["touched"], "relist");
+    assert!(pods.informer().stats().reflector.replaces > 1, "a relist");
+    assert_eq!(stats().cached_objects, 2, "the relist refreshed the cached keys and added none");
+    let decoded = stats().decoded;
+    for key in [read, watched] {
+        let _ = lister.pods("prod").get(&name(key)).unwrap();
+    }
+    assert_eq!(stats().decoded, decoded, "both still read from the cache");
+    let _ = lister.pods("prod").get(&name(relisted)).unwrap();
+    assert_eq!(stats().decoded, decoded + 1, "the relisted object was not cached");
+
+    factory.shutdown().await;
+    outage.shutdown().await;
+    server.shutdown().await;
+}
+}

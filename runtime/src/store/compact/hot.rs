@@ -86,6 +86,11 @@ impl<K> HotCache<K> {
         Some(entry.obj)
     }
 
+    /// The cached keys.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &Arc<str>> {
+        self.entries.keys()
+    }
+
     /// Number of cached objects.
     pub(crate) fn len(&self) -> usize {
         self.entries.len()

@@ -13,7 +13,7 @@ mod hot;
 mod labels;
 mod train;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -32,6 +32,16 @@ use self::hot::HotCache;
 use self::labels::{LabelFilter, StoredLabels};
 use super::index::{ItemValues, SlotValues, StoreIndex};
 use super::{Result, StoreError};
+
+/// Where an object written to the store comes from, which decides whether a compact store's
+/// decoded cache takes it (a typed store keeps every object decoded anyway).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// A watch event, or a caller's own write: cached, as the next read is likely of it.
+    Event,
+    /// A relist's or a resync's object: cached only if its key already is.
+    Listed,
+}
 
 /// One stored object.
 struct Item {
@@ -155,12 +165,15 @@ impl<K: Resource> CompactStore<K> {
     }
 
     /// Inserts or replaces `key`; returns the previous object if `want_old` (decoded, or
-    /// from the cache).
+    /// from the cache). `origin` decides whether the decoded cache takes `obj` (see
+    /// [`Origin`]): a list's objects passing through it one after the other would keep
+    /// its whole budget of decoded objects alive during a sync, for keys mostly never read.
     pub(crate) fn upsert(
         &mut self,
         key: &str,
         obj: Arc<K>,
         want_old: bool,
+        origin: Origin,
     ) -> Result<Option<Arc<K>>> {
         let (bytes, plain_len) = self
             .encoder
@@ -172,6 +185,7 @@ impl<K: Resource> CompactStore<K> {
             None => Arc::from(key),
         };
         let cached_old = self.hot.get_mut().remove(&key);
+        let cache = origin == Origin::Event || cached_old.is_some();
         let old_item = self.items.remove(&key);
         let old = match (&old_item, cached_old) {
             (Some(_), Some(cached)) if want_old => Some(cached),
@@ -186,7 +200,7 @@ impl<K: Resource> CompactStore<K> {
         );
         let labels = StoredLabels::of(obj.meta().labels.as_ref());
         let item = Item { bytes, plain_len, values, labels };
-        if Self::cacheable(&obj) {
+        if cache && Self::cacheable(&obj) {
             let estimate = item.decoded_estimate();
             self.hot.get_mut().put(&key, obj, estimate);
         }
@@ -207,7 +221,8 @@ impl<K: Resource> CompactStore<K> {
     }
 
     /// Swaps in `list` and rebuilds every index. Everything is encoded first: if one
-    /// object fails to encode, nothing changes.
+    /// object fails to encode, nothing changes. The decoded cache keeps the keys it held
+    /// (with their new objects) and takes no other, as for [`Origin::Listed`].
     pub(crate) fn replace(&mut self, list: Vec<(Arc<str>, Arc<K>)>) -> Result<()> {
         let encoder = self.encoder.get_mut();
         let mut encoded = Vec::with_capacity(list.len());
@@ -219,7 +234,9 @@ impl<K: Resource> CompactStore<K> {
         }
         self.items = HashMap::with_capacity(encoded.len());
         self.index.clear();
-        self.hot.get_mut().clear();
+        let hot = self.hot.get_mut();
+        let was_cached: HashSet<Arc<str>> = hot.keys().cloned().collect();
+        hot.clear();
         for (key, obj, bytes, plain_len) in encoded {
             // A later duplicate replaces the earlier one, as in the typed store.
             let old = self.items.remove(&key);
@@ -230,7 +247,11 @@ impl<K: Resource> CompactStore<K> {
                 Some(&()),
             );
             let labels = StoredLabels::of(obj.meta().labels.as_ref());
-            self.items.insert(key, Item { bytes, plain_len, values, labels });
+            let item = Item { bytes, plain_len, values, labels };
+            if was_cached.contains(&key) && Self::cacheable(&obj) {
+                self.hot.get_mut().put(&key, obj, item.decoded_estimate());
+            }
+            self.items.insert(key, item);
         }
         self.maybe_train();
         Ok(())
