@@ -93,7 +93,7 @@ where
     ///   read twice. [`replace`](Self::replace) and an informer's relists and resyncs only
     ///   refresh the keys it holds already: a list passing through the cache would keep its
     ///   whole budget of decoded objects alive during every sync, for keys mostly never read
-    ///   (that cost 11 % of a 10,000-Pod sync's CPU and 33 MB of its peak).
+    ///   (a 10,000-Pod sync's peak fell from 79 to 55 MB without it; tests/BENCH.md).
     /// - **Reads cost a decode** on a cache miss (about 20 µs for a realistic Pod):
     ///   [`get_by_key`](Self::get_by_key) and the other point reads fill the cache with a
     ///   key on its second read in a while (its first only decodes, so a pass that reads
