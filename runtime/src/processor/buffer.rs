@@ -10,6 +10,18 @@ use tokio::sync::Notify;
 use super::notification::Notification;
 use super::options::{Bound, OverflowPolicy};
 
+/// How many handled notifications a listener holds for its producer to free, at most: past
+/// this, it frees them itself (see
+/// [`SharedProcessor`](super::SharedProcessor#which-thread-frees-an-object)). It bounds
+/// what the hand-back keeps alive: 16 of the benchmark's decoded Pods are about 1.6 MB.
+pub const RELEASE_HELD_MAX: usize = 16;
+
+/// How long a listener with nothing to handle keeps its handled notifications for the
+/// producer before it frees them itself: the longest a handled object outlives its last
+/// notification when no more come (see
+/// [`SharedProcessor`](super::SharedProcessor#which-thread-frees-an-object)).
+pub const RELEASE_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Notifications queued for one listener, with the counts its handle reports.
 ///
 /// Unbounded by default, as in client-go: a handler that stalls makes its buffer grow
@@ -22,6 +34,12 @@ use super::options::{Bound, OverflowPolicy};
 /// the consumer has made room ([`push_when_room`](Self::push_when_room) waits for that),
 /// and [`OverflowPolicy::Disconnect`] closes the buffer for good, freeing what it held and
 /// marking it disconnected. Nothing is dropped without the producer being told.
+///
+/// A handled notification is handed back ([`handled`](Self::handled)), and the producer
+/// drops it in its next [`try_push`](Self::try_push): see
+/// [`SharedProcessor`](super::SharedProcessor#which-thread-frees-an-object) for why. The
+/// listener drops what it holds itself once it holds [`RELEASE_HELD_MAX`], after
+/// [`RELEASE_IDLE`] with nothing to handle, and when the buffer closes.
 pub(crate) struct NotificationBuffer<K> {
     bound: Option<Bound>,
     state: Mutex<State<K>>,
@@ -40,6 +58,8 @@ pub(crate) struct NotificationBuffer<K> {
 
 struct State<K> {
     queued: VecDeque<Notification<K>>,
+    /// Handled notifications, for the producer to drop.
+    handled: Vec<Notification<K>>,
     closed: bool,
 }
 
@@ -61,7 +81,11 @@ impl<K> NotificationBuffer<K> {
     pub(crate) fn new(bound: Option<Bound>) -> Self {
         Self {
             bound,
-            state: Mutex::new(State { queued: VecDeque::new(), closed: false }),
+            state: Mutex::new(State {
+                queued: VecDeque::new(),
+                handled: Vec::new(),
+                closed: false,
+            }),
             ready: Condvar::new(),
             room: Notify::new(),
             closed: AtomicBool::new(false),
@@ -72,9 +96,15 @@ impl<K> NotificationBuffer<K> {
     }
 
     /// Offers `notification`, never waiting for the consumer: queues it, unless the buffer
-    /// is closed or at its bound (see [`Pushed`]).
-    pub(crate) fn try_push(&self, notification: Notification<K>) -> Pushed<K> {
+    /// is closed or at its bound (see [`Pushed`]). Moves the notifications the consumer has
+    /// handled since into `handled`, for the caller to drop outside its locks.
+    pub(crate) fn try_push(
+        &self,
+        notification: Notification<K>,
+        handled: &mut Vec<Notification<K>>,
+    ) -> Pushed<K> {
         let mut state = self.state.lock();
+        handled.append(&mut state.handled);
         if state.closed {
             return Pushed::Closed;
         }
@@ -109,12 +139,13 @@ impl<K> NotificationBuffer<K> {
     /// [`OverflowPolicy::Block`]; never returns [`Pushed::Full`]. Closing the buffer
     /// releases the wait.
     pub(crate) async fn push_when_room(&self, mut notification: Notification<K>) -> Pushed<K> {
+        let mut handled = Vec::new();
         loop {
             let room = self.room.notified();
             tokio::pin!(room);
             // Registered before trying, so room made in between still wakes us.
             room.as_mut().enable();
-            match self.try_push(notification) {
+            match self.try_push(notification, &mut handled) {
                 Pushed::Full(back) => notification = back,
                 done => return done,
             }
@@ -147,13 +178,36 @@ impl<K> NotificationBuffer<K> {
                 state = self.state.lock();
                 continue;
             }
-            self.ready.wait(&mut state);
+            if state.handled.is_empty() {
+                self.ready.wait(&mut state);
+            } else if self.ready.wait_for(&mut state, RELEASE_IDLE).timed_out() {
+                // Idle: the producer is not coming back soon to free them.
+                let handled = std::mem::take(&mut state.handled);
+                drop(state);
+                drop(handled);
+                state = self.state.lock();
+            }
         }
     }
 
-    /// Records that the handler has finished with `notification` (returned or panicked).
-    pub(crate) fn handled(&self, notification: &Notification<K>) {
-        if notification.is_initial_list_add() {
+    /// Records that the handler has finished with `notification` (returned or panicked),
+    /// and keeps it for the producer to drop, or drops it here with the others held once
+    /// they reach [`RELEASE_HELD_MAX`].
+    pub(crate) fn handled(&self, notification: Notification<K>) {
+        let initial_list_add = notification.is_initial_list_add();
+        let mut state = self.state.lock();
+        let (closed, full) = if state.closed {
+            (Some(notification), Vec::new())
+        } else {
+            state.handled.push(notification);
+            let full = state.handled.len() >= RELEASE_HELD_MAX;
+            (None, if full { std::mem::take(&mut state.handled) } else { Vec::new() })
+        };
+        drop(state);
+        // Before the counts drop: whoever sees the notification finished sees it freed or
+        // held, never in between.
+        drop((closed, full));
+        if initial_list_add {
             self.initial_list_pending.fetch_sub(1, Ordering::AcqRel);
         }
         self.pending.fetch_sub(1, Ordering::AcqRel);
@@ -185,8 +239,9 @@ impl<K> NotificationBuffer<K> {
     fn close_locked(&self, mut state: MutexGuard<'_, State<K>>) -> VecDeque<Notification<K>> {
         state.closed = true;
         self.closed.store(true, Ordering::Release);
-        let dropped = std::mem::take(&mut state.queued);
+        let mut dropped = std::mem::take(&mut state.queued);
         self.pending.fetch_sub(dropped.len(), Ordering::AcqRel);
+        dropped.extend(std::mem::take(&mut state.handled));
         drop(state);
         self.ready.notify_all();
         self.room.notify_waiters();

@@ -142,7 +142,8 @@ where
     /// Never blocks, unless the listener is full under [`OverflowPolicy::Block`]: then it
     /// blocks the calling thread until the handler has made room or the listener is removed.
     pub fn add(&self, notification: Notification<K>) -> bool {
-        match self.try_add(notification) {
+        let mut handled = Vec::new();
+        match self.try_add(notification, &mut handled) {
             Pushed::Queued => true,
             Pushed::Closed | Pushed::Overflowed => false,
             Pushed::Full(notification) => {
@@ -151,9 +152,16 @@ where
         }
     }
 
-    /// Offers `notification` without waiting; see [`Pushed`].
-    pub(crate) fn try_add(&self, notification: Notification<K>) -> Pushed<K> {
-        let pushed = self.shared.buffer.try_push(notification);
+    /// Offers `notification` without waiting; see [`Pushed`]. Moves what the handler has
+    /// finished with since into `handled`, for the caller to drop outside its locks: the
+    /// producer frees the objects it allocated
+    /// ([`SharedProcessor`](super::SharedProcessor#which-thread-frees-an-object)).
+    pub(crate) fn try_add(
+        &self,
+        notification: Notification<K>,
+        handled: &mut Vec<Notification<K>>,
+    ) -> Pushed<K> {
+        let pushed = self.shared.buffer.try_push(notification, handled);
         self.report_overflow(&pushed);
         pushed
     }
@@ -298,12 +306,13 @@ fn run<K: Send + Sync + 'static>(
         let _entered = runtime.enter();
         // Handlers are user code: a panic skips this notification, not the listener.
         let outcome = catch_unwind(AssertUnwindSafe(|| notification.dispatch_to(&*handler)));
-        shared.buffer.handled(&notification);
+        let kind = notification.kind();
+        shared.buffer.handled(notification);
         if outcome.is_err() {
             // The panic payload may quote the object; log only what kind of call it was.
             error!(
                 listener = %shared.id,
-                notification = notification.kind(),
+                notification = kind,
                 "resource event handler panicked; notification skipped"
             );
         }

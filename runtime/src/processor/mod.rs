@@ -19,6 +19,7 @@ mod resync;
 mod runtime;
 mod shared_processor;
 
+pub use buffer::{RELEASE_HELD_MAX, RELEASE_IDLE};
 pub(crate) use deferred::Deferred;
 pub use filtering_handler::FilteringResourceEventHandler;
 pub use handler::{ResourceEventHandler, ResourceEventHandlerFuncs};

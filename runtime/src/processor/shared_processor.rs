@@ -56,6 +56,22 @@ pub(crate) type Result<T, E = ProcessorError> = std::result::Result<T, E>;
 /// would not hold more: a handler that blocks would hold one of the runtime's blocking
 /// threads (512 by default) instead of its own.
 ///
+/// # Which thread frees an object
+///
+/// A handler is often the last to hold an object: with a compact store, which keeps no
+/// decoded objects, and for an update's old object or a deleted one. Its listener does not
+/// free it: it hands its handled notifications back, and [`distribute`](Self::distribute)
+/// drops them on the producer's thread, which decoded the objects. With glibc's malloc, a
+/// `free` on the listener's thread of a block from the producer's arena takes that arena's
+/// lock, and while the producer decoded the next object both threads waited on it at each
+/// `free` and `malloc`: with the compact store and protobuf, 7,200 `futex` calls per
+/// 10,000 Pods, 3,100 once the producer frees (BENCH.md, 2026-12-07), and a sync's CPU
+/// 0.77× as much (paired median). Go's collector frees on its own threads, so client-go
+/// has no counterpart. A listener holds at most [`RELEASE_HELD_MAX`](super::RELEASE_HELD_MAX)
+/// handled notifications for the producer, and frees them itself after
+/// [`RELEASE_IDLE`](super::RELEASE_IDLE) with nothing to handle and when it stops: an object
+/// outlives its last notification by at most that long.
+///
 /// The buffers are unbounded by default, as in client-go: a handler that stalls for good
 /// makes its buffer, and the memory it keeps alive, grow without limit. Watch
 /// [`ListenerHandle::pending`], or bound the buffer with
@@ -269,6 +285,8 @@ where
         deferred: &mut Deferred<K>,
     ) {
         let mut disconnected = Vec::new();
+        // Dropped after the lock: see "Which thread frees an object".
+        let mut handled = Vec::new();
         {
             let state = self.state.read();
             for registered in state.listeners.values() {
@@ -280,7 +298,7 @@ where
                     deferred.push(handle.clone(), notification.clone());
                     continue;
                 }
-                match handle.try_add(notification.clone()) {
+                match handle.try_add(notification.clone(), &mut handled) {
                     Pushed::Queued => {}
                     Pushed::Full(notification) => deferred.push(handle.clone(), notification),
                     // Removal and shutdown take listeners out under the write lock before
@@ -289,6 +307,7 @@ where
                 }
             }
         }
+        drop(handled);
         for handle in disconnected {
             self.remove_listener(&handle);
         }

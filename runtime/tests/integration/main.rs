@@ -21,6 +21,7 @@ mod metrics_prometheus;
 mod processor_delivery;
 mod processor_lifecycle;
 mod processor_panic_log;
+mod processor_release;
 mod processor_resync;
 mod reflector_api_lister_watcher;
 mod reflector_backoff;

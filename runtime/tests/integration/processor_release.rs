@@ -1,0 +1,145 @@
+//! Which thread frees an object a handler was the last to hold (no client-go counterpart:
+//! Go's collector frees everything on its own threads).
+//!
+//! A listener hands each notification it has handled back to the producer, which drops it
+//! when it next distributes: with glibc's malloc, an object freed on the listener's thread
+//! while the producer allocates the next one takes the producer's arena lock, and both
+//! threads wait on it (BENCH.md). An idle listener, a full hand-back and a stopped listener
+//! free what they hold themselves, so nothing stays alive for long.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::{self, ThreadId};
+use std::time::Duration;
+
+use kube_informers_runtime::processor::{LISTENER_THREAD_NAME, RELEASE_HELD_MAX, RELEASE_IDLE};
+use kube_informers_runtime::{
+    ListenerHandle, Notification, ResourceEventHandlerFuncs, SharedProcessor,
+};
+
+/// A guard against hanging forever when a test fails; never reached when it passes.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Reports, when dropped, its name and the thread that dropped it.
+#[derive(Debug)]
+struct Tracked {
+    name: String,
+    dropped: Sender<(String, ThreadId, Option<String>)>,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        let current = thread::current();
+        let _ = self.dropped.send((
+            std::mem::take(&mut self.name),
+            current.id(),
+            current.name().map(str::to_owned),
+        ));
+    }
+}
+
+struct Fixture {
+    processor: SharedProcessor<Tracked>,
+    listener: ListenerHandle<Tracked>,
+    handled: Arc<AtomicUsize>,
+    dropped_tx: Sender<(String, ThreadId, Option<String>)>,
+    dropped: Receiver<(String, ThreadId, Option<String>)>,
+}
+
+/// A processor with one handler that counts its adds and keeps nothing.
+fn fixture() -> Fixture {
+    let processor = SharedProcessor::new();
+    let handled = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&handled);
+    let handler = ResourceEventHandlerFuncs::new().on_add(move |_: &Arc<Tracked>, _| {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    let listener = processor.add_listener(Arc::new(handler), Duration::ZERO).expect("added");
+    let (dropped_tx, dropped) = mpsc::channel();
+    Fixture { processor, listener, handled, dropped_tx, dropped }
+}
+
+impl Fixture {
+    /// Distributes an add of a new object that nothing but the notification holds.
+    fn distribute(&self, name: &str) {
+        let object = Arc::new(Tracked { name: name.to_owned(), dropped: self.dropped_tx.clone() });
+        self.processor.distribute(Notification::Add { object, is_in_initial_list: false }, false);
+    }
+
+    /// Waits until the handler has finished `n` adds in all.
+    fn until_handled(&self, n: usize) {
+        let deadline = std::time::Instant::now() + TIMEOUT;
+        while self.handled.load(Ordering::SeqCst) < n || self.listener.pending() > 0 {
+            assert!(std::time::Instant::now() < deadline, "the handler fell silent");
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// The drops reported so far, without waiting.
+    fn dropped_now(&self) -> Vec<(String, ThreadId, Option<String>)> {
+        self.dropped.try_iter().collect()
+    }
+}
+
+#[tokio::test]
+async fn a_handled_object_is_freed_by_the_producer_when_it_next_distributes() {
+    let f = fixture();
+    f.distribute("a");
+    f.until_handled(1);
+    assert!(f.dropped_now().is_empty(), "the listener freed `a` though the producer is busy");
+    f.distribute("b");
+    let (name, thread, _) = f.dropped.recv_timeout(TIMEOUT).expect("`a` freed");
+    assert_eq!(name, "a");
+    assert_eq!(thread, thread::current().id(), "`a` was not freed by the producer");
+    f.processor.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_idle_listener_frees_what_it_handled_itself() {
+    let f = fixture();
+    f.distribute("a");
+    f.until_handled(1);
+    let started = std::time::Instant::now();
+    let (name, _, thread_name) = f.dropped.recv_timeout(TIMEOUT).expect("`a` freed");
+    assert_eq!(name, "a");
+    assert_eq!(thread_name.as_deref(), Some(LISTENER_THREAD_NAME));
+    assert!(started.elapsed() < RELEASE_IDLE + TIMEOUT / 2);
+    f.processor.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_listener_holds_at_most_release_held_max_handled_notifications() {
+    let f = fixture();
+    let n = RELEASE_HELD_MAX + 10;
+    // Queued while the listener cannot keep up, then handled with no producer left to free
+    // them: all but `RELEASE_HELD_MAX` of them must be freed by the time the last is handled.
+    for i in 0..n {
+        f.distribute(&format!("o{i}"));
+    }
+    f.until_handled(n);
+    let freed = f.dropped_now().len();
+    assert!(freed >= n - RELEASE_HELD_MAX, "{freed} of {n} freed, more than the bound held");
+    f.processor.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stopped_listener_holds_nothing_once_shutdown_returns() {
+    let f = fixture();
+    f.distribute("a");
+    f.until_handled(1);
+    f.processor.shutdown().await;
+    let names: Vec<String> = f.dropped_now().into_iter().map(|(name, ..)| name).collect();
+    assert_eq!(names, ["a"]);
+}
+
+#[tokio::test]
+async fn a_removed_listener_holds_nothing_once_it_has_finished() {
+    let f = fixture();
+    f.distribute("a");
+    f.until_handled(1);
+    assert!(f.processor.remove_listener(&f.listener));
+    tokio::time::timeout(TIMEOUT, f.listener.finished()).await.expect("finished");
+    let names: Vec<String> = f.dropped_now().into_iter().map(|(name, ..)| name).collect();
+    assert_eq!(names, ["a"]);
+}
