@@ -35,7 +35,7 @@ pub const RELEASE_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
 /// and [`OverflowPolicy::Disconnect`] closes the buffer for good, freeing what it held and
 /// marking it disconnected. Nothing is dropped without the producer being told.
 ///
-/// A handled notification is handed back ([`handled`](Self::handled)), and the producer
+/// A handled notification is handed back ([`next`](Self::next)), and the producer
 /// drops it in its next [`try_push`](Self::try_push): see
 /// [`SharedProcessor`](super::SharedProcessor#which-thread-frees-an-object) for why. The
 /// listener drops what it holds itself once it holds [`RELEASE_HELD_MAX`], after
@@ -153,13 +153,18 @@ impl<K> NotificationBuffer<K> {
         }
     }
 
-    /// Waits for the oldest queued notification and takes it; `None` once the buffer is
-    /// closed, even if notifications were queued.
+    /// Hands back `done`, the notification the consumer last took, if any (see
+    /// [`handed_back`](Self::handed_back)), then waits for the oldest queued notification
+    /// and takes it; `None` once the buffer is closed, even if notifications were queued.
     ///
     /// One at a time, not in batches: whatever the consumer has not taken stays in the
-    /// buffer, where `close` can drop and uncount it at once.
-    pub(crate) fn next(&self) -> Option<Notification<K>> {
+    /// buffer, where `close` can drop and uncount it at once. Handing back and taking share
+    /// one lock, so the hand-back costs the consumer no extra locking.
+    pub(crate) fn next(&self, done: Option<Notification<K>>) -> Option<Notification<K>> {
         let mut state = self.state.lock();
+        if let Some(done) = done {
+            state = self.handed_back(state, done);
+        }
         let mut yielded = false;
         loop {
             if state.closed {
@@ -190,23 +195,34 @@ impl<K> NotificationBuffer<K> {
         }
     }
 
-    /// Records that the handler has finished with `notification` (returned or panicked),
-    /// and keeps it for the producer to drop, or drops it here with the others held once
-    /// they reach [`RELEASE_HELD_MAX`].
-    pub(crate) fn handled(&self, notification: Notification<K>) {
-        let initial_list_add = notification.is_initial_list_add();
-        let mut state = self.state.lock();
-        let (closed, full) = if state.closed {
-            (Some(notification), Vec::new())
+    /// Records that the handler has finished with `done` (returned or panicked), and keeps
+    /// it for the producer to drop, or drops it here, with the others held, once they reach
+    /// [`RELEASE_HELD_MAX`] (and alone once the buffer is closed). Returns the lock, taken
+    /// again if it had to be let go for the drop.
+    fn handed_back<'a>(
+        &'a self,
+        mut state: MutexGuard<'a, State<K>>,
+        done: Notification<K>,
+    ) -> MutexGuard<'a, State<K>> {
+        let initial_list_add = done.is_initial_list_add();
+        let to_drop = if state.closed {
+            vec![done]
         } else {
-            state.handled.push(notification);
-            let full = state.handled.len() >= RELEASE_HELD_MAX;
-            (None, if full { std::mem::take(&mut state.handled) } else { Vec::new() })
+            state.handled.push(done);
+            if state.handled.len() >= RELEASE_HELD_MAX {
+                std::mem::take(&mut state.handled)
+            } else {
+                Vec::new()
+            }
         };
-        drop(state);
-        // Before the counts drop: whoever sees the notification finished sees it freed or
-        // held, never in between.
-        drop((closed, full));
+        if !to_drop.is_empty() {
+            // An object's destructor never runs under the lock.
+            drop(state);
+            drop(to_drop);
+            state = self.state.lock();
+        }
+        // After the drop: whoever sees the notification finished sees it freed or held,
+        // never in between.
         if initial_list_add {
             self.initial_list_pending.fetch_sub(1, Ordering::AcqRel);
         }
@@ -214,6 +230,7 @@ impl<K> NotificationBuffer<K> {
         if self.bound.is_some_and(|bound| bound.policy == OverflowPolicy::Block) {
             self.room.notify_waiters();
         }
+        state
     }
 
     /// Closes the buffer: later pushes are refused, queued notifications are dropped and

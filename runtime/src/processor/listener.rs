@@ -302,19 +302,20 @@ fn run<K: Send + Sync + 'static>(
     handler: Arc<dyn ResourceEventHandler<K>>,
     runtime: &Runtime,
 ) {
-    while let Some(notification) = shared.buffer.next() {
+    // The last notification handled, handed back when the next is taken.
+    let mut done = None;
+    while let Some(notification) = shared.buffer.next(done.take()) {
         let _entered = runtime.enter();
         // Handlers are user code: a panic skips this notification, not the listener.
         let outcome = catch_unwind(AssertUnwindSafe(|| notification.dispatch_to(&*handler)));
-        let kind = notification.kind();
-        shared.buffer.handled(notification);
         if outcome.is_err() {
             // The panic payload may quote the object; log only what kind of call it was.
             error!(
                 listener = %shared.id,
-                notification = kind,
+                notification = notification.kind(),
                 "resource event handler panicked; notification skipped"
             );
         }
+        done = Some(notification);
     }
 }
