@@ -188,9 +188,7 @@ impl<K> NotificationBuffer<K> {
             } else if self.ready.wait_for(&mut state, RELEASE_IDLE).timed_out() {
                 // Idle: the producer is not coming back soon to free them.
                 let handled = std::mem::take(&mut state.handled);
-                drop(state);
-                drop(handled);
-                state = self.state.lock();
+                state = self.drop_unlocked(state, handled);
             }
         }
     }
@@ -216,10 +214,7 @@ impl<K> NotificationBuffer<K> {
             }
         };
         if !to_drop.is_empty() {
-            // An object's destructor never runs under the lock.
-            drop(state);
-            drop(to_drop);
-            state = self.state.lock();
+            state = self.drop_unlocked(state, to_drop);
         }
         // After the drop: whoever sees the notification finished sees it freed or held,
         // never in between.
@@ -231,6 +226,18 @@ impl<K> NotificationBuffer<K> {
             self.room.notify_waiters();
         }
         state
+    }
+
+    /// Drops `notifications` with the lock let go, and takes it again: an object's
+    /// destructor never runs under the lock.
+    fn drop_unlocked<'a>(
+        &'a self,
+        state: MutexGuard<'a, State<K>>,
+        notifications: Vec<Notification<K>>,
+    ) -> MutexGuard<'a, State<K>> {
+        drop(state);
+        drop(notifications);
+        self.state.lock()
     }
 
     /// Closes the buffer: later pushes are refused, queued notifications are dropped and
