@@ -56,11 +56,13 @@ build-k8s-versions:
 # Any warning (missing metadata, say) fails the check, so crates.io never sees one.
 PUBLISHED_CRATES := kube-informers-macros kube-informers-runtime kube-informers-testkit kube-informers
 # The docs as docs.rs builds them: each published crate with the features its
-# [package.metadata.docs.rs] names, every rustdoc warning an error.
+# [package.metadata.docs.rs] names, every rustdoc warning an error. The runtime is also
+# documented without `metrics`, the feature set a contributor gets by default.
 .PHONY: doc-check
 doc-check:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers-macros
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers-runtime --features k8s-openapi/latest,metrics
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers-runtime --features k8s-openapi/latest
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers-testkit --features k8s-openapi/latest
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps -p kube-informers --features k8s-openapi/latest,metrics
 

@@ -7,7 +7,16 @@
 //! and how long the informer took to sync ([`InformerStats`]). Counting is a relaxed
 //! atomic increment per request or event; nothing is computed until read.
 //!
-//! With the `metrics` feature, [`prometheus`] exports those numbers and the work queues'
+// The module link resolves only when the module is built; without the feature the name is
+// plain text, so `cargo doc` builds with and without it.
+#![cfg_attr(
+    feature = "metrics",
+    doc = "With the `metrics` feature, [`prometheus`] exports those numbers and the work queues'"
+)]
+#![cfg_attr(
+    not(feature = "metrics"),
+    doc = "With the `metrics` feature, `metrics::prometheus` exports those numbers and the work queues'"
+)]
 //! metrics through [`prometheus-client`](https://docs.rs/prometheus-client).
 //!
 //! ```
