@@ -326,7 +326,7 @@ fn main() -> std::process::ExitCode {
             ("floor", "configmaps") => {
                 json_line(&floor::run_floor::<ConfigMap>(&args.kind, client).await)
             }
-            ("pages", _) => json_line(&pages::run_pages(args.count)),
+            ("pages", kind) => json_line(&pages::run_pages(kind, args.count, client).await),
             (mode, kind) => {
                 eprintln!("bench_client: unknown mode/kind {mode}/{kind}");
                 return std::process::ExitCode::from(2);

@@ -16,8 +16,9 @@
 //! With several Pod counts (the real server only) the same server is measured at each, the
 //! difference seeded between rounds, and a last table compares each mode's cost per object
 //! at every count with its cost at the first. That table's first row, `pages`, is the
-//! machine's: a process that only writes fresh pages, as many per object as the typed
-//! informers fault in, run once per turn beside the clients (`bench_client --mode pages`).
+//! machine's: a process with no informer that receives the same list from the server and
+//! writes as many fresh pages per object received as the typed informers fault in, run
+//! once per turn beside the clients (`bench_client --mode pages`).
 //! Last, issue 18's acceptance ratios that the run's modes decide, each met or missed
 //! (`targets` in the JSON).
 
@@ -211,8 +212,9 @@ async fn object_count(kube: &Client, kind: &str) -> Result<usize, BoxError> {
     }
 }
 
-/// The machine's row, one run: `bench_client --mode pages` writes as many fresh pages per
-/// object as the typed informers fault in, with no client or server work.
+/// The machine's row, one run: `bench_client --mode pages` lists every object as the
+/// informers do, decodes none, and writes as many fresh pages per object as the typed
+/// informers fault in; the row's CPU is its writing thread's.
 fn run_pages(args: &Args, kubeconfig: &Path, kind: &str, count: usize) -> Result<Value, BoxError> {
     eprintln!("running pages (the machine's row) for {count} {kind} (load {:.2})", load_average());
     let mut process = ClientProcess::spawn(args, kubeconfig, "pages", kind, count, 0)?;
@@ -254,8 +256,8 @@ async fn run_round(
     // host still backs and faults more cheaply (tests/BENCH.md).
     let modes = args.modes.len();
     let mut runs: Vec<Vec<Value>> = vec![Vec::new(); modes];
-    // With several Pod counts, the machine's row of the scale table: fresh pages only, once
-    // per turn, so that it samples the same minutes as the clients.
+    // With several Pod counts, the machine's row of the scale table: fresh pages written as
+    // the list arrives, once per turn, so that it samples the same minutes as the clients.
     let scaling = kind == "pods" && args.pods.len() > 1;
     let mut machine = Vec::new();
     for repetition in 1..=args.repeat {

@@ -209,7 +209,7 @@ pub(crate) fn print_scale(rounds: &[Value]) {
     }
     if machine(first).is_some() {
         println!(
-            "(pages: no client and no server, only fresh memory written once per page, as many pages per object as the typed informers fault in: what faulting memory in cost the machine at each count, in the same minutes as the clients)"
+            "(pages: no informer; while the server sends the same list, one thread writes as many fresh pages per object received as the typed informers fault in, and the row is that thread's cost: what faulting memory in cost the machine at each count, in the same minutes as the clients)"
         );
     }
 }
