@@ -6,12 +6,10 @@ use std::time::{Duration, Instant};
 use kube::Client;
 use serde_json::json;
 
+use super::list_page::{PAGE_ITEMS, list_page};
 use super::proc_stats::ProcStats;
 
-/// Items per page of the floor's list, as the informers' reflectors page theirs.
-const FLOOR_PAGE: usize = 500;
-
-/// The floor: list every object in pages of [`FLOOR_PAGE`] and time only serde_json decoding
+/// The floor: list every object in pages of [`PAGE_ITEMS`] and time only serde_json decoding
 /// them, keeping the decoded items (as a cache would) and dropping each page's body.
 ///
 /// One unpaginated body would hold every object's JSON at once (930 MB at 100,000 Pods) and
@@ -32,14 +30,7 @@ where
     let mut token = String::new();
     let rss_before = ProcStats::read().rss;
     loop {
-        let mut params = kube::api::ListParams::default().limit(FLOOR_PAGE as u32);
-        if !token.is_empty() {
-            params = params.continue_token(&token);
-        }
-        let request = kube::core::Request::new(format!("/api/v1/{kind}"))
-            .list(&params)
-            .unwrap_or_else(|e| fail("request", &e));
-        let body = client.request_text(request).await.unwrap_or_else(|e| fail("list", &e));
+        let body = list_page(&client, kind, &token).await.unwrap_or_else(|e| fail("floor", &e));
         body_bytes += body.len();
         let before = ProcStats::read();
         let start = Instant::now();
@@ -64,7 +55,7 @@ where
         "kind": kind,
         "count": count,
         "body_bytes": body_bytes,
-        "page_size": FLOOR_PAGE,
+        "page_size": PAGE_ITEMS,
         "decode_wall_s": decode_wall.as_secs_f64(),
         "decode_cpu_s": decode_cpu,
         "decoded_heap_bytes": decoded_heap,

@@ -30,6 +30,7 @@ use kube_informers_runtime::{
 use serde_json::json;
 
 mod floor;
+mod list_page;
 mod pages;
 mod proc_stats;
 

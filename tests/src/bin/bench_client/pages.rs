@@ -19,13 +19,12 @@ use kube::Client;
 use serde::de::IgnoredAny;
 use serde_json::json;
 
+use crate::list_page::list_page;
 use crate::proc_stats::ProcStats;
 
 /// Pages written per object: the typed informers' minor faults per Pod, rounded up.
 const PAGES_PER_OBJECT: usize = 22;
 const PAGE: usize = 4096;
-/// Items per list page, as the informers' reflectors page theirs.
-const LIST_PAGE: u32 = 500;
 
 /// A list page, read for its continue token and its number of items only.
 #[derive(serde::Deserialize)]
@@ -93,11 +92,11 @@ impl Writer {
     }
 }
 
-/// Lists every `kind` object in pages of [`LIST_PAGE`] and writes [`PAGES_PER_OBJECT`]
-/// fresh pages per object received; returns the sync line of a client that did only that.
-/// CPU, system time and faults are the writing thread's; wall time runs from the first
-/// request to the last page written; peak RSS is the process's. A failed request or an
-/// unreadable page ends the process.
+/// Lists every `kind` object in pages of [`PAGE_ITEMS`](crate::list_page::PAGE_ITEMS) and
+/// writes [`PAGES_PER_OBJECT`] fresh pages per object received; returns the sync line of a
+/// client that did only that. CPU, system time and faults are the writing thread's; wall
+/// time runs from the first request to the last page written; peak RSS is the process's.
+/// A failed request or an unreadable page ends the process.
 pub(crate) async fn run_pages(kind: &str, count: usize, client: Client) -> serde_json::Value {
     let fail = |what: &str, error: &dyn std::fmt::Display| -> ! {
         eprintln!("pages: {what}: {error}");
@@ -107,14 +106,7 @@ pub(crate) async fn run_pages(kind: &str, count: usize, client: Client) -> serde
     let writer = Writer::spawn(count);
     let mut token = String::new();
     loop {
-        let mut params = kube::api::ListParams::default().limit(LIST_PAGE);
-        if !token.is_empty() {
-            params = params.continue_token(&token);
-        }
-        let request = kube::core::Request::new(format!("/api/v1/{kind}"))
-            .list(&params)
-            .unwrap_or_else(|e| fail("request", &e));
-        let body = client.request_text(request).await.unwrap_or_else(|e| fail("list", &e));
+        let body = list_page(&client, kind, &token).await.unwrap_or_else(|e| fail("list", &e));
         let page: ListPage = serde_json::from_str(&body).unwrap_or_else(|e| fail("page", &e));
         writer.arrived(page.items.len());
         token = page.metadata.continue_.unwrap_or_default();
