@@ -145,8 +145,8 @@ mod tests {
         }
         let cost = writer.finish();
         assert_eq!(cost.written, count);
-        // The faults are the writer's own: at least one per page written, however the
-        // kernel backs it (4 KiB pages; huge pages would fault less, so only require some).
+        // The faults are counted on the writer thread. With 4 KiB pages there is one per
+        // page written; huge pages would fault less, so only require some.
         assert!(cost.minor_faults > 0);
         assert!(ProcStats::read().peak_rss >= (count * PAGES_PER_OBJECT * PAGE) as u64);
     }
